@@ -1,0 +1,136 @@
+//! What was typed (clap derive). Commands resolve these into their own options.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's
+/// loader reads them.
+#[derive(Debug, Parser)]
+#[command(name = "vgsupp", version, about, long_about = None, propagate_version = true)]
+#[command(after_help = "Examples:\n  vgsupp check examples/             lint every .supp/.sup file under examples/\n  vgsupp fmt --check suppressions/    fail (exit 1) and show a diff when a file is not formatted\n  vgsupp check --format sarif a.supp  SARIF 2.1.0 for code-scanning uploads\n  vgsupp check --explain VS106        what a diagnostic code means\n\nExit codes: 0 clean, 1 findings (errors, or files fmt --check would change), 2 could not run.")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Print only findings and errors (no progress or summary on stderr).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more about what is being done.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// When to use colour (`auto`: only on a terminal, and never with NO_COLOR set).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal without NO_COLOR.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Format suppression files canonically, in place (atomic writes).
+    ///
+    /// Formatting changes only whitespace and the spelling of valid `match-leak-kinds:`
+    /// sets: Valgrind loads exactly the same records from the result.
+    Fmt(FmtArgs),
+    /// Check suppression files: what Valgrind refuses (VS1xx), silently ignores (VS2xx)
+    /// and style (VS9xx).
+    Check(CheckArgs),
+    /// Print shell completions.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Which files to take from the paths given.
+#[derive(Debug, Args)]
+pub struct WalkArgs {
+    /// Files or directories (walked for suppression files). Default: the current directory.
+    pub paths: Vec<PathBuf>,
+    /// File-name glob for suppression files found in directories (repeatable; replaces the
+    /// default `*.supp` and `*.sup`). Files named explicitly are always taken.
+    #[arg(long = "glob", value_name = "GLOB")]
+    pub globs: Vec<String>,
+}
+
+/// `vgsupp fmt`.
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    #[command(flatten)]
+    pub walk: WalkArgs,
+    /// Write nothing; exit 1 and print a unified diff for each file that is not formatted.
+    #[arg(long)]
+    pub check: bool,
+    /// Write nothing; print a unified diff for each file that is not formatted.
+    #[arg(long)]
+    pub diff: bool,
+}
+
+/// `vgsupp check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub walk: WalkArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
+    /// The Valgrind release whose behaviour to apply (3.14 … 3.27).
+    #[arg(long, value_name = "VERSION", default_value = "3.27")]
+    pub valgrind: String,
+    /// The tool that will read the files (repeatable). Default: every tool each file names.
+    #[arg(long, value_enum)]
+    pub tool: Vec<ToolArg>,
+    /// Valgrind's --num-callers (frames beyond it are dropped at load time).
+    #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub num_callers: u32,
+    /// Do not report style findings (VS9xx).
+    #[arg(long)]
+    pub no_style: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Explain a diagnostic code (e.g. VS106) and exit.
+    #[arg(long, value_name = "CODE")]
+    pub explain: Option<String>,
+}
+
+/// `--format` values of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// rustc-like, with source excerpts.
+    Human,
+    /// The stable JSON contract.
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+/// `--tool` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolArg {
+    /// Memcheck.
+    Memcheck,
+    /// Helgrind.
+    Helgrind,
+    /// DRD.
+    Drd,
+}

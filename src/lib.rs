@@ -1,0 +1,12 @@
+//! vgsupp: manage Valgrind suppression files.
+//!
+//! Data flows one way: bytes → model → analysis → report.
+//! - [`supp`] reads `.supp` files exactly as Valgrind's loader does and formats them;
+//! - [`lint`] checks them and produces [`diagnostic::Diagnostic`]s;
+//! - [`diagnostic`] renders those for people and machines.
+//!
+//! The library never prints or exits; the `vgsupp` binary's `cli` module does.
+
+pub mod diagnostic;
+pub mod lint;
+pub mod supp;

@@ -1,0 +1,121 @@
+//! The canonical formatter (PRODUCT.md §3, valgrind-semantics.md §7.1).
+//!
+//! Style: `{` and `}` at column 0, every other line of a record indented 3 spaces, LF line
+//! endings, no trailing whitespace, exactly one blank line between records, comments kept
+//! where they are (a comment block directly above a record stays attached to it), runs of
+//! blank lines outside records collapsed to one, `match-leak-kinds:` written with one space
+//! and its kinds in canonical order.
+//!
+//! Why it is safe: Valgrind's loader sees only the sequence of trimmed, non-blank,
+//! non-comment lines (§1.1). The formatter changes whitespace around those lines and the
+//! spelling of a valid leak-kind set, never their text or order, so Valgrind loads exactly
+//! the same records from the output (only line numbers may change).
+
+use crate::supp::model::{Extra, Item, Role, SuppFile};
+
+const INDENT: &[u8] = b"   ";
+
+/// What was emitted last, to decide on blank lines.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Last {
+    Nothing,
+    Record,
+    Text,
+}
+
+/// Format a parsed file canonically.
+#[must_use]
+pub fn format(file: &SuppFile) -> Vec<u8> {
+    let src = file.source.as_slice();
+    let mut out = Vec::with_capacity(src.len() + src.len() / 16);
+    let mut last = Last::Nothing;
+    let mut blank_pending = false;
+    for item in &file.items {
+        match item {
+            Item::Blank(_) => blank_pending = true,
+            Item::Comment(line) | Item::Stray(line) => {
+                if last == Last::Record || (last == Last::Text && blank_pending) {
+                    out.push(b'\n');
+                }
+                out.extend_from_slice(line.text.slice(src));
+                out.push(b'\n');
+                last = Last::Text;
+                blank_pending = false;
+            }
+            Item::Record(record) => {
+                if last == Last::Record || (last == Last::Text && blank_pending) {
+                    out.push(b'\n');
+                }
+                for rl in &record.lines {
+                    let text = rl.line.text.slice(src);
+                    match &rl.role {
+                        Role::Blank => continue,
+                        Role::Open | Role::Close => out.extend_from_slice(text),
+                        Role::Extra(Extra::LeakKinds(lk)) => {
+                            out.extend_from_slice(INDENT);
+                            match lk.set {
+                                // Only a set Valgrind accepts is respelt; anything else is kept
+                                // byte for byte so that the loader's verdict cannot change.
+                                Some(set) if lk.list.end == rl.line.text.end => {
+                                    out.extend_from_slice(b"match-leak-kinds: ");
+                                    out.extend_from_slice(set.canonical().as_bytes());
+                                }
+                                _ => out.extend_from_slice(text),
+                            }
+                        }
+                        _ => {
+                            out.extend_from_slice(INDENT);
+                            out.extend_from_slice(text);
+                        }
+                    }
+                    out.push(b'\n');
+                }
+                last = Last::Record;
+                blank_pending = false;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `file` is already canonically formatted.
+#[must_use]
+pub fn is_formatted(file: &SuppFile) -> bool {
+    format(file) == file.source
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::supp::parser::parse;
+
+    fn fmt(s: &str) -> String {
+        String::from_utf8(format(&parse(s.as_bytes().to_vec()))).unwrap()
+    }
+
+    #[test]
+    fn canonical_layout() {
+        let input = "\n\n# about a\n  {  \r\n\ta\r\n Memcheck:Leak\n   match-leak-kinds:\tpossible,,definite\n\n fun:malloc   \n  }\n{\nb\nMemcheck:Cond\n# inner\nfun:f\n}";
+        let expected = "# about a\n{\n   a\n   Memcheck:Leak\n   match-leak-kinds: definite,possible\n   fun:malloc\n}\n\n{\n   b\n   Memcheck:Cond\n   # inner\n   fun:f\n}\n";
+        assert_eq!(fmt(input), expected);
+        assert_eq!(fmt(expected), expected);
+    }
+
+    #[test]
+    fn comment_separated_by_blank_stays_separated() {
+        let input = "# header\n\n\n\n# about a\n{\na\nMemcheck:Cond\nfun:f\n}\n# trailing\n";
+        assert_eq!(fmt(input), "# header\n\n# about a\n{\n   a\n   Memcheck:Cond\n   fun:f\n}\n\n# trailing\n");
+    }
+
+    #[test]
+    fn invalid_leak_kinds_are_kept() {
+        let input = "{\n   a\n   Memcheck:Leak\n   match-leak-kinds: definite, possible\n   fun:f\n}\n";
+        assert_eq!(fmt(input), input);
+    }
+
+    #[test]
+    fn empty_file_stays_empty() {
+        assert_eq!(fmt(""), "");
+        assert_eq!(fmt("\n\n  \n"), "");
+    }
+}

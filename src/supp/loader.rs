@@ -1,0 +1,444 @@
+//! An exact emulation of Valgrind's suppression loader (`load_one_suppressions_file` in
+//! `m_errormgr.c`; valgrind-semantics.md §1).
+//!
+//! Valgrind reads the file differently for each tool (a record for another tool is skipped
+//! without validation), release and `--num-callers`, so this runs once per [`LoadOptions`].
+//! In strict mode it stops where Valgrind stops; in recovering mode it resumes at the next
+//! `{` line after an error, so every problem in a file is found in one pass. The first
+//! problem it reports is always the one Valgrind reports, at the line Valgrind names.
+
+use crate::supp::kinds::{self, ExtraSpec, Tool, Version};
+use crate::supp::lines::{self, Lines, PhysLine, VALGRIND_MAX_LINE};
+use crate::supp::model::{FishyExtra, Frame, LeakKinds, Span};
+use crate::supp::syntax;
+
+/// Valgrind's `VG_DEEPEST_BACKTRACE`: at most this many frames in a suppression.
+pub const DEEPEST_BACKTRACE: usize = 500;
+/// Valgrind's default `--num-callers`.
+pub const DEFAULT_NUM_CALLERS: u32 = 12;
+
+/// What Valgrind run to emulate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoadOptions {
+    /// The running tool.
+    pub tool: Tool,
+    /// The Valgrind release.
+    pub version: Version,
+    /// `--num-callers` (frames beyond it are dropped at load time, §1.7).
+    pub num_callers: u32,
+}
+
+impl LoadOptions {
+    /// Options for `tool` with the newest release and the default `--num-callers`.
+    #[must_use]
+    pub fn new(tool: Tool) -> Self {
+        Self { tool, version: Version::default(), num_callers: DEFAULT_NUM_CALLERS }
+    }
+}
+
+/// Everything Valgrind can refuse or crash on while loading or using a suppression file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LoadError {
+    /// `expected '{' or end-of-file`
+    ExpectedOpenBrace,
+    /// `unexpected '}'` (also at end of file where a name is expected)
+    UnexpectedCloseBrace,
+    /// `unexpected end-of-file (expecting tool:suppr)`
+    EofExpectingTool,
+    /// `malformed 'tool1,tool2,...:supp' line`
+    MalformedToolLine,
+    /// `unknown core suppression type`
+    UnknownCoreKind,
+    /// `unknown tool suppression type`
+    UnknownToolKind,
+    /// `unexpected end-of-file (when skipping suppression)`
+    EofWhenSkipping,
+    /// `bad or missing extra suppression info`
+    BadExtra,
+    /// `unexpected end-of-file (when reading stack trace)`
+    EofInStackTrace,
+    /// `missing stack trace`
+    MissingStackTrace,
+    /// `too many callers in stack trace`
+    TooManyCallers,
+    /// `location should be "...", or should start with "fun:", "obj:", or "src:"`
+    BadLocation,
+    /// `suppression must contain at least one location line which is not "..."`
+    OnlyEllipsis,
+    /// A line of 51200 or more characters: `VG_(get_line)` asserts and Valgrind aborts.
+    LineTooLong,
+    /// A `FishyValue` record without its `FUNC(ARG)` line loads, then Valgrind crashes when a
+    /// FishyValue error is compared with it.
+    FishyWithoutExtra,
+    /// `Helgrind:FreeMemLock` loads, then Helgrind asserts on the first error compared.
+    FreeMemLock,
+}
+
+/// How a [`LoadError`] shows in Valgrind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// `FATAL: in suppressions file … near line N`, exit status 1.
+    Fatal,
+    /// An assertion failure while loading.
+    Abort,
+    /// The file loads; Valgrind crashes later, when an error is compared with the record.
+    LaterCrash,
+}
+
+impl LoadError {
+    /// Valgrind's message (`err_str`), or a description for aborts and crashes.
+    #[must_use]
+    pub const fn message(self) -> &'static str {
+        match self {
+            Self::ExpectedOpenBrace => "expected '{' or end-of-file",
+            Self::UnexpectedCloseBrace => "unexpected '}'",
+            Self::EofExpectingTool => "unexpected end-of-file (expecting tool:suppr)",
+            Self::MalformedToolLine => "malformed 'tool1,tool2,...:supp' line",
+            Self::UnknownCoreKind => "unknown core suppression type",
+            Self::UnknownToolKind => "unknown tool suppression type",
+            Self::EofWhenSkipping => "unexpected end-of-file (when skipping suppression)",
+            Self::BadExtra => "bad or missing extra suppression info",
+            Self::EofInStackTrace => "unexpected end-of-file (when reading stack trace)",
+            Self::MissingStackTrace => "missing stack trace",
+            Self::TooManyCallers => "too many callers in stack trace",
+            Self::BadLocation => {
+                "location should be \"...\", or should start with \"fun:\", \"obj:\", or \"src:\""
+            }
+            Self::OnlyEllipsis => {
+                "suppression must contain at least one location line which is not \"...\""
+            }
+            Self::LineTooLong => "line longer than 100000 chars, aborting",
+            Self::FishyWithoutExtra => "FishyValue suppression without its FUNC(ARG) line",
+            Self::FreeMemLock => "Helgrind:FreeMemLock suppression",
+        }
+    }
+
+    /// How Valgrind fails on it.
+    #[must_use]
+    pub const fn outcome(self) -> Outcome {
+        match self {
+            Self::LineTooLong => Outcome::Abort,
+            Self::FishyWithoutExtra | Self::FreeMemLock => Outcome::LaterCrash,
+            _ => Outcome::Fatal,
+        }
+    }
+}
+
+/// One problem found while loading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadProblem {
+    /// What went wrong.
+    pub error: LoadError,
+    /// The line Valgrind names (`near line N`): the number of `\n` consumed so far.
+    pub valgrind_line: u32,
+    /// The physical line where it happened; `None` at end of file.
+    pub at: Option<PhysLine>,
+}
+
+/// The extra data of a loaded Memcheck record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadedExtra {
+    /// No extra line (or the kind takes none).
+    None,
+    /// `Param` string.
+    Param(Span),
+    /// `Leak` with or without `match-leak-kinds:` (without: every kind).
+    Leak(LeakKinds),
+    /// `FishyValue` with its function and argument; `None` when the line was absent.
+    Fishy(Option<FishyExtra>),
+}
+
+/// A record as Valgrind holds it after loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedRecord {
+    /// The trimmed name.
+    pub name: Span,
+    /// The line Valgrind reports for the record (`sname_lineno`, as in `used_suppression`).
+    pub name_line: u32,
+    /// The kind (text after the first `:` of the tool line).
+    pub kind: Span,
+    /// Extra data.
+    pub extra: LoadedExtra,
+    /// The frames kept, truncated to `--num-callers`.
+    pub frames: Vec<Frame>,
+}
+
+/// The result of loading a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadResult {
+    /// Records loaded, in file order.
+    pub records: Vec<LoadedRecord>,
+    /// Problems in file order. In strict mode, at most one that stops loading (the last).
+    pub problems: Vec<LoadProblem>,
+}
+
+impl LoadResult {
+    /// The first problem that makes Valgrind refuse or abort while loading: Valgrind's
+    /// verdict on the file. `None` when Valgrind loads it.
+    #[must_use]
+    pub fn verdict(&self) -> Option<&LoadProblem> {
+        self.problems.iter().find(|p| p.error.outcome() != Outcome::LaterCrash)
+    }
+}
+
+/// Reader of non-blank non-comment lines (`get_nbnc_line`).
+struct Reader<'a> {
+    lines: Lines<'a>,
+    src: &'a [u8],
+    newlines_total: u32,
+    lineno: u32,
+    long_lines: Vec<PhysLine>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(src: &'a [u8]) -> Self {
+        Self {
+            lines: Lines::new(src),
+            src,
+            newlines_total: lines::newline_count(src),
+            lineno: 0,
+            long_lines: Vec::new(),
+        }
+    }
+
+    /// The next non-blank, non-comment line and its C-string text, or `None` at end of file.
+    fn next(&mut self) -> Option<(PhysLine, &'a [u8])> {
+        for line in self.lines.by_ref() {
+            if line.is_blank() {
+                continue;
+            }
+            if line.stored_len() >= VALGRIND_MAX_LINE {
+                self.long_lines.push(line);
+            }
+            self.lineno = line.valgrind_lineno();
+            let text = line.text.slice(self.src);
+            if lines::is_comment(text) {
+                continue;
+            }
+            return Some((line, lines::c_str(text)));
+        }
+        self.lineno = self.newlines_total;
+        None
+    }
+}
+
+/// Load `src` as Valgrind would with `opts`. With `recover`, resume after each error at the
+/// next `{` line and report every problem; without, stop at the first one like Valgrind.
+#[must_use]
+pub fn load(src: &[u8], opts: LoadOptions, recover: bool) -> LoadResult {
+    let mut loader = Loader { r: Reader::new(src), opts, out: LoadResult::default() };
+    let mut pending: Option<(PhysLine, &[u8])> = None;
+    loop {
+        let start = match pending.take() {
+            Some(l) => Some(l),
+            None => loader.r.next(),
+        };
+        let Some(start) = start else { break };
+        match loader.record(start) {
+            Ok(()) => {}
+            Err((error, at)) => {
+                loader.problem(error, at);
+                if !recover {
+                    break;
+                }
+                // Resume at the next `{` line: the current one when it is `{` itself.
+                pending = match at {
+                    Some(l) if lines::c_str(l.text.slice(src)) == b"{" && error != LoadError::ExpectedOpenBrace => {
+                        Some((l, b"{".as_slice()))
+                    }
+                    _ => loop {
+                        match loader.r.next() {
+                            Some((l, t)) if t == b"{" => break Some((l, t)),
+                            Some(_) => {}
+                            None => break None,
+                        }
+                    },
+                };
+            }
+        }
+        if !recover && loader.flush_long_lines() {
+            break;
+        }
+    }
+    loader.flush_long_lines();
+    loader.finish(recover)
+}
+
+type Step<T> = Result<T, (LoadError, Option<PhysLine>)>;
+
+struct Loader<'a> {
+    r: Reader<'a>,
+    opts: LoadOptions,
+    out: LoadResult,
+}
+
+impl<'a> Loader<'a> {
+    fn problem(&mut self, error: LoadError, at: Option<PhysLine>) {
+        // Long lines read before this point abort Valgrind first.
+        self.flush_long_lines();
+        let valgrind_line = match (error.outcome(), at) {
+            (Outcome::LaterCrash, Some(l)) => l.valgrind_lineno(),
+            _ => self.r.lineno,
+        };
+        self.out.problems.push(LoadProblem { error, valgrind_line, at });
+    }
+
+    /// Report long lines read so far; true when there were any.
+    fn flush_long_lines(&mut self) -> bool {
+        let long = std::mem::take(&mut self.r.long_lines);
+        let any = !long.is_empty();
+        for l in long {
+            self.out.problems.push(LoadProblem {
+                error: LoadError::LineTooLong,
+                valgrind_line: l.valgrind_lineno(),
+                at: Some(l),
+            });
+        }
+        any
+    }
+
+    fn finish(mut self, recover: bool) -> LoadResult {
+        // Problems are reported in the order Valgrind meets them; a long line is met while it
+        // is read, so it sorts before a syntax error raised on a later line.
+        self.out.problems.sort_by_key(|p| p.at.map_or(u32::MAX, |l| l.number));
+        if !recover {
+            if let Some(i) = self.out.problems.iter().position(|p| p.error.outcome() != Outcome::LaterCrash) {
+                self.out.problems.truncate(i + 1);
+            }
+        }
+        self.out
+    }
+
+    fn next_or(&mut self, error: LoadError) -> Step<(PhysLine, &'a [u8])> {
+        self.r.next().ok_or((error, None))
+    }
+
+    fn record(&mut self, (open, open_text): (PhysLine, &'a [u8])) -> Step<()> {
+        if open_text != b"{" {
+            return Err((LoadError::ExpectedOpenBrace, Some(open)));
+        }
+        let (name_line, name_text) = self.r.next().ok_or((LoadError::UnexpectedCloseBrace, None))?;
+        if name_text == b"}" {
+            return Err((LoadError::UnexpectedCloseBrace, Some(name_line)));
+        }
+        let name = Span::new(name_line.text.start, name_line.text.start + name_text.len());
+        let name_lineno = name_line.valgrind_lineno();
+        let (tool_line, tool_text) = self.next_or(LoadError::EofExpectingTool)?;
+        let base = tool_line.text.start;
+        let Some(colon) = memchr::memchr(b':', tool_text) else {
+            return Err((LoadError::MalformedToolLine, Some(tool_line)));
+        };
+        let tools = &tool_text[..colon];
+        let kind_text = &tool_text[colon + 1..];
+        let kind = Span::new(base + colon + 1, base + tool_text.len());
+        let v = self.opts.version;
+        let tool = self.opts.tool;
+        if tool.needs_core_errors(v) && kinds::tool_name_present(kinds::core_tool_name(v).as_bytes(), tools) {
+            if kinds::core_kind_recognised(kind_text, v) {
+                // Core suppressions take no extra line.
+                let frames = self.frames(None)?;
+                self.out.records.push(LoadedRecord { name, name_line: name_lineno, kind, extra: LoadedExtra::None, frames });
+                return Ok(());
+            }
+            return Err((LoadError::UnknownCoreKind, Some(tool_line)));
+        }
+        if !kinds::tool_name_present(tool.supp_name().as_bytes(), tools) {
+            // Skip the record without validating it.
+            loop {
+                let (_, text) = self.next_or(LoadError::EofWhenSkipping)?;
+                if text == b"}" {
+                    return Ok(());
+                }
+            }
+        }
+        if !tool.recognises(kind_text, v) {
+            return Err((LoadError::UnknownToolKind, Some(tool_line)));
+        }
+        if tool == Tool::Helgrind && kind_text == b"FreeMemLock" {
+            self.problem(LoadError::FreeMemLock, Some(tool_line));
+        }
+        let spec = if tool == Tool::Memcheck { kinds::memcheck_kind(kind_text, v).unwrap_or(ExtraSpec::None) } else { ExtraSpec::None };
+        let (extra, reread) = self.extra(spec, tool_line)?;
+        let frames = self.frames(reread)?;
+        self.out.records.push(LoadedRecord { name, name_line: name_lineno, kind, extra, frames });
+        Ok(())
+    }
+
+    /// `MC_(read_extra_suppression_info)`: returns the extra data and, when the tool read a
+    /// location line, that line (reused as the first frame).
+    #[allow(clippy::type_complexity)]
+    fn extra(&mut self, spec: ExtraSpec, tool_line: PhysLine) -> Step<(LoadedExtra, Option<(PhysLine, &'a [u8])>)> {
+        if spec == ExtraSpec::None {
+            return Ok((LoadedExtra::None, None));
+        }
+        // `VG_(get_line)`: end of file or a location line means "no extra line".
+        let line = self.r.next();
+        let location = line.filter(|(_, t)| syntax::is_location_line(t));
+        let extra_line = line.filter(|(_, t)| !syntax::is_location_line(t));
+        match spec {
+            ExtraSpec::Param => {
+                let (l, t) = extra_line.ok_or((LoadError::BadExtra, line.map(|(l, _)| l)))?;
+                Ok((LoadedExtra::Param(Span::new(l.text.start, l.text.start + t.len())), None))
+            }
+            ExtraSpec::Leak => match extra_line {
+                None => Ok((LoadedExtra::Leak(LeakKinds::everything()), location)),
+                Some((l, t)) => match syntax::leak_kinds_line(t, l.text.start) {
+                    Some((_, Some(set))) => Ok((LoadedExtra::Leak(set), None)),
+                    _ => Err((LoadError::BadExtra, Some(l))),
+                },
+            },
+            ExtraSpec::Fishy => match extra_line {
+                None => {
+                    self.problem(LoadError::FishyWithoutExtra, Some(tool_line));
+                    Ok((LoadedExtra::Fishy(None), location))
+                }
+                Some((l, t)) => match syntax::fishy(t, l.text.start) {
+                    Some(f) => Ok((LoadedExtra::Fishy(Some(f)), None)),
+                    None => Err((LoadError::BadExtra, Some(l))),
+                },
+            },
+            ExtraSpec::None => Ok((LoadedExtra::None, None)),
+        }
+    }
+
+    /// The frame-reading loop, `--num-callers` truncation and the "only `...`" check.
+    fn frames(&mut self, mut reread: Option<(PhysLine, &'a [u8])>) -> Step<Vec<Frame>> {
+        let mut frames = Vec::new();
+        let nc = usize::try_from(self.opts.num_callers).unwrap_or(usize::MAX);
+        let mut close = None;
+        loop {
+            let (line, text) = match reread.take() {
+                Some(l) => l,
+                None => self.next_or(LoadError::EofInStackTrace)?,
+            };
+            if text == b"}" {
+                if frames.is_empty() {
+                    return Err((LoadError::MissingStackTrace, Some(line)));
+                }
+                close = Some(line);
+                break;
+            }
+            if frames.len() == DEEPEST_BACKTRACE {
+                return Err((LoadError::TooManyCallers, Some(line)));
+            }
+            if !frames.is_empty() && frames.len() >= nc {
+                break;
+            }
+            let frame = syntax::frame(text, line.text.start).ok_or((LoadError::BadLocation, Some(line)))?;
+            frames.push(frame);
+        }
+        if close.is_none() {
+            // Beyond --num-callers: discard lines, unvalidated, up to a `}` (or end of file).
+            while let Some((l, t)) = self.r.next() {
+                if t == b"}" {
+                    close = Some(l);
+                    break;
+                }
+            }
+        }
+        if frames.iter().all(|f| matches!(f, Frame::Ellipsis)) {
+            return Err((LoadError::OnlyEllipsis, close));
+        }
+        Ok(frames)
+    }
+}
