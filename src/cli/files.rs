@@ -16,15 +16,28 @@ const SKIP_DIRS: [&str; 3] = [".git", "target", "node_modules"];
 pub fn collect(paths: &[PathBuf], globs: &[String]) -> Result<Vec<PathBuf>> {
     let set = glob_set(globs)?;
     let default = [PathBuf::from(".")];
-    let paths = if paths.is_empty() { &default[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
     let mut out: Vec<PathBuf> = Vec::new();
     for path in paths {
-        let meta = std::fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            let walker = walkdir::WalkDir::new(path).follow_links(false).sort_by_file_name().into_iter().filter_entry(|e| {
-                e.depth() == 0 || !(e.file_type().is_dir() && e.file_name().to_str().is_some_and(|n| SKIP_DIRS.contains(&n)))
-            });
+            let walker = walkdir::WalkDir::new(path)
+                .follow_links(false)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| {
+                    e.depth() == 0
+                        || !(e.file_type().is_dir()
+                            && e.file_name()
+                                .to_str()
+                                .is_some_and(|n| SKIP_DIRS.contains(&n)))
+                });
             for entry in walker {
                 let entry = entry.with_context(|| format!("cannot walk `{}`", path.display()))?;
                 if entry.file_type().is_file() && set.is_match(Path::new(entry.file_name())) {
@@ -72,17 +85,26 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 /// flush it to disk and rename it over the target.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     use std::io::Write as _;
-    let target = std::fs::canonicalize(path).with_context(|| format!("cannot resolve `{}`", path.display()))?;
+    let target = std::fs::canonicalize(path)
+        .with_context(|| format!("cannot resolve `{}`", path.display()))?;
     let dir = target.parent().context("file has no parent directory")?;
-    let perms = std::fs::metadata(&target).with_context(|| format!("cannot stat `{}`", path.display()))?.permissions();
+    let perms = std::fs::metadata(&target)
+        .with_context(|| format!("cannot stat `{}`", path.display()))?
+        .permissions();
     let mut tmp = tempfile::Builder::new()
         .prefix(".vgsupp-")
         .suffix(".tmp")
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in `{}`", dir.display()))?;
-    tmp.write_all(contents).with_context(|| format!("cannot write `{}`", path.display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("cannot sync `{}`", path.display()))?;
-    std::fs::set_permissions(tmp.path(), perms).with_context(|| format!("cannot set permissions on `{}`", path.display()))?;
-    tmp.persist(&target).map_err(|e| e.error).with_context(|| format!("cannot replace `{}`", path.display()))?;
+    tmp.write_all(contents)
+        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("cannot sync `{}`", path.display()))?;
+    std::fs::set_permissions(tmp.path(), perms)
+        .with_context(|| format!("cannot set permissions on `{}`", path.display()))?;
+    tmp.persist(&target)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot replace `{}`", path.display()))?;
     Ok(())
 }

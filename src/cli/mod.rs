@@ -18,7 +18,11 @@ pub fn run() -> std::process::ExitCode {
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
             let _ = e.print();
-            return if e.use_stderr() { Exit::Error.into() } else { Exit::Clean.into() };
+            return if e.use_stderr() {
+                Exit::Error.into()
+            } else {
+                Exit::Clean.into()
+            };
         }
     };
     let out = output::Output::new(&args.global);

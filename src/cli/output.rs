@@ -17,9 +17,16 @@ impl Output {
         let color = match g.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
         };
-        Self { quiet: g.quiet, verbose: g.verbose, color }
+        Self {
+            quiet: g.quiet,
+            verbose: g.verbose,
+            color,
+        }
     }
 
     /// Whether to colour stdout.

@@ -64,7 +64,8 @@ impl Diagnostic {
     /// When `code` is not in the registry: codes are compile-time constants of this crate.
     #[must_use]
     pub fn new(code: &str, file: &str, line: u32, column: u32, message: String) -> Self {
-        let rule = registry::lookup(code).unwrap_or_else(|| panic!("unregistered rule code {code}"));
+        let rule =
+            registry::lookup(code).unwrap_or_else(|| panic!("unregistered rule code {code}"));
         Self {
             rule,
             severity: rule.severity,
@@ -104,6 +105,9 @@ impl Report {
     /// Number of diagnostics at `severity`.
     #[must_use]
     pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
     }
 }

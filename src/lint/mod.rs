@@ -11,7 +11,7 @@ use crate::supp::kinds::{self, Tool, Version};
 use crate::supp::lines::{self, PhysLine};
 use crate::supp::loader::{self, LoadError, LoadOptions};
 use crate::supp::model::{Item, SuppFile};
-use crate::supp::{format, parse};
+use crate::supp::parse;
 
 /// What to check against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,12 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        Self { tools: None, version: Version::default(), num_callers: loader::DEFAULT_NUM_CALLERS, style: true }
+        Self {
+            tools: None,
+            version: Version::default(),
+            num_callers: loader::DEFAULT_NUM_CALLERS,
+            style: true,
+        }
     }
 }
 
@@ -41,7 +46,9 @@ pub fn named_tools(file: &SuppFile) -> Vec<Tool> {
         .into_iter()
         .filter(|t| {
             file.records().any(|r| {
-                r.tools_and_kind(src).is_some_and(|(list, _)| kinds::tool_name_present(t.supp_name().as_bytes(), lines::c_str(list)))
+                r.tools_and_kind(src).is_some_and(|(list, _)| {
+                    kinds::tool_name_present(t.supp_name().as_bytes(), lines::c_str(list))
+                })
             })
         })
         .collect();
@@ -102,14 +109,24 @@ pub const fn code_for(error: LoadError) -> &'static str {
 fn loader_diagnostics(name: &str, file: &SuppFile, opts: &CheckOptions) -> Vec<Diagnostic> {
     let src = file.source.as_slice();
     let tools = opts.tools.clone().unwrap_or_else(|| named_tools(file));
-    let last_line = u32::try_from(lines::Lines::new(src).count()).unwrap_or(u32::MAX).max(1);
+    let last_line = u32::try_from(lines::Lines::new(src).count())
+        .unwrap_or(u32::MAX)
+        .max(1);
     // (error, physical line) -> (problem, tools that hit it)
     let mut found: BTreeMap<(u32, LoadError), (loader::LoadProblem, Vec<Tool>)> = BTreeMap::new();
     for &tool in &tools {
-        let lo = LoadOptions { tool, version: opts.version, num_callers: opts.num_callers };
+        let lo = LoadOptions {
+            tool,
+            version: opts.version,
+            num_callers: opts.num_callers,
+        };
         for p in loader::load(src, lo, true).problems {
             let key = (p.at.map_or(u32::MAX, |l| l.number), p.error);
-            found.entry(key).or_insert_with(|| (p, Vec::new())).1.push(tool);
+            found
+                .entry(key)
+                .or_insert_with(|| (p, Vec::new()))
+                .1
+                .push(tool);
         }
     }
     found
@@ -120,12 +137,14 @@ fn loader_diagnostics(name: &str, file: &SuppFile, opts: &CheckOptions) -> Vec<D
                 let names: Vec<&str> = hit.iter().map(|t| t.supp_name()).collect();
                 message.push_str(&format!(" (when read by {})", names.join(", ")));
             }
-            let display_line = p.at.map_or(p.valgrind_line.clamp(1, last_line), |l| l.number);
+            let display_line =
+                p.at.map_or(p.valgrind_line.clamp(1, last_line), |l| l.number);
             let column = p.at.map_or(1, |l| l.column());
             let mut d = Diagnostic::new(code_for(p.error), name, p.valgrind_line, column, message);
             d.display_line = display_line;
             d.span = p.at.map(|l| l.text);
-            d.help = p.at.and_then(|l| loader_help(p.error, l, src, opts.version, &hit));
+            d.help =
+                p.at.and_then(|l| loader_help(p.error, l, src, opts.version, &hit));
             if p.valgrind_line != display_line && p.error.outcome() == loader::Outcome::Fatal {
                 let note = format!("Valgrind reports this as `near line {}`", p.valgrind_line);
                 d.help = Some(d.help.map_or(note.clone(), |h| format!("{h}; {note}")));
@@ -136,8 +155,20 @@ fn loader_diagnostics(name: &str, file: &SuppFile, opts: &CheckOptions) -> Vec<D
 }
 
 /// Specific advice for a loader problem on `line`.
-fn loader_help(error: LoadError, line: PhysLine, src: &[u8], v: Version, tools: &[Tool]) -> Option<String> {
+fn loader_help(
+    error: LoadError,
+    line: PhysLine,
+    src: &[u8],
+    v: Version,
+    tools: &[Tool],
+) -> Option<String> {
     let text = lines::c_str(line.text.slice(src));
+    if !line.has_newline
+        && error.outcome() == loader::Outcome::Fatal
+        && (lines::is_comment(text) || line.text.end < line.span.end)
+    {
+        return Some("this last line has no final newline: Valgrind then neither trims it nor treats it as a comment; end the file with a newline (`vgsupp fmt` does)".to_owned());
+    }
     match error {
         LoadError::UnknownToolKind => {
             let colon = memchr::memchr(b':', text)?;
@@ -150,19 +181,14 @@ fn loader_help(error: LoadError, line: PhysLine, src: &[u8], v: Version, tools: 
                 return Some(format!("the kind is everything after the first `:`, here `{shown}`"));
             }
             for &tool in tools {
-                if let Some(since) = kinds::kind_since(tool, kind) {
-                    if since > v.minor() {
-                        return Some(format!("`{shown}` is a {} kind from Valgrind 3.{since}; the target is {v} (see --valgrind)", tool.supp_name()));
-                    }
+                if let Some(since) = kinds::kind_since(tool, kind).filter(|s| *s > v.minor()) {
+                    return Some(format!("`{shown}` is a {} kind from Valgrind 3.{since}; the target is {v} (see --valgrind)", tool.supp_name()));
                 }
-                let fixed = [kind.to_ascii_lowercase()];
-                for minor in (kinds::OLDEST.minor()..=kinds::NEWEST.minor()).rev() {
-                    let vv = Version::new(minor)?;
-                    for cand in CANDIDATE_KINDS {
-                        if cand.to_ascii_lowercase().as_bytes() == fixed[0].as_slice() && tool.recognises(cand.as_bytes(), vv) {
-                            return Some(format!("did you mean `{cand}`? (kinds are case-sensitive)"));
-                        }
-                    }
+                let mis_cased = CANDIDATE_KINDS
+                    .iter()
+                    .find(|cand| cand.as_bytes().eq_ignore_ascii_case(kind) && kinds::kind_since(tool, cand.as_bytes()).is_some());
+                if let Some(cand) = mis_cased {
+                    return Some(format!("did you mean `{cand}`? (kinds are case-sensitive)"));
                 }
             }
             let names: Vec<&str> = tools.iter().map(|t| t.supp_name()).collect();
@@ -183,25 +209,85 @@ fn loader_help(error: LoadError, line: PhysLine, src: &[u8], v: Version, tools: 
 
 /// Kind names used to suggest a fix for a mis-cased kind.
 const CANDIDATE_KINDS: [&str; 55] = [
-    "Param", "User", "CoreMem", "Jump", "Free", "Overlap", "Mempool", "Leak", "Cond", "Value0", "Value1", "Value2",
-    "Value4", "Value8", "Value16", "Value32", "Addr1", "Addr2", "Addr4", "Addr8", "Addr16", "Addr32", "FishyValue",
-    "ReallocZero", "BadAlign", "BadSize", "SizeMismatch", "AlignMismatch", "UnsafeZeroSize", "Race", "FreeMemLock",
-    "UnlockUnlocked", "UnlockForeign", "UnlockBogus", "PthAPIerror", "LockOrder", "Misc", "Dubious",
-    "ConflictingAccess", "MutexErr", "CondErr", "CondDestrErr", "CondRaceErr", "CondWaitErr", "SemaphoreErr",
-    "BarrierErr", "RwlockErr", "HoldtimeErr", "GenericErr", "InvalidThreadId", "UnimpHgClReq", "UnimpDrdClReq",
-    "FdBadClose", "FdNotClosed", "FdBadUse",
+    "Param",
+    "User",
+    "CoreMem",
+    "Jump",
+    "Free",
+    "Overlap",
+    "Mempool",
+    "Leak",
+    "Cond",
+    "Value0",
+    "Value1",
+    "Value2",
+    "Value4",
+    "Value8",
+    "Value16",
+    "Value32",
+    "Addr1",
+    "Addr2",
+    "Addr4",
+    "Addr8",
+    "Addr16",
+    "Addr32",
+    "FishyValue",
+    "ReallocZero",
+    "BadAlign",
+    "BadSize",
+    "SizeMismatch",
+    "AlignMismatch",
+    "UnsafeZeroSize",
+    "Race",
+    "FreeMemLock",
+    "UnlockUnlocked",
+    "UnlockForeign",
+    "UnlockBogus",
+    "PthAPIerror",
+    "LockOrder",
+    "Misc",
+    "Dubious",
+    "ConflictingAccess",
+    "MutexErr",
+    "CondErr",
+    "CondDestrErr",
+    "CondRaceErr",
+    "CondWaitErr",
+    "SemaphoreErr",
+    "BarrierErr",
+    "RwlockErr",
+    "HoldtimeErr",
+    "GenericErr",
+    "InvalidThreadId",
+    "UnimpHgClReq",
+    "UnimpDrdClReq",
+    "FdBadClose",
+    "FdNotClosed",
+    "FdBadUse",
 ];
 
 /// `VS901`: one finding at the first line that formatting would change.
 fn style_diagnostics(name: &str, file: &SuppFile) -> Option<Diagnostic> {
-    let formatted = format(file);
+    let formatted = crate::supp::format_source(&file.source);
     let src = file.source.as_slice();
     if formatted == src {
         return None;
     }
-    let first_diff = src.iter().zip(&formatted).position(|(a, b)| a != b).unwrap_or_else(|| src.len().min(formatted.len()));
-    let line = u32::try_from(memchr::memchr_iter(b'\n', &src[..first_diff.min(src.len())]).count() + 1).unwrap_or(u32::MAX);
-    let mut d = Diagnostic::new("VS901", name, line, 1, "file is not canonically formatted".to_owned());
+    let first_diff = src
+        .iter()
+        .zip(&formatted)
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| src.len().min(formatted.len()));
+    let line =
+        u32::try_from(memchr::memchr_iter(b'\n', &src[..first_diff.min(src.len())]).count() + 1)
+            .unwrap_or(u32::MAX);
+    let mut d = Diagnostic::new(
+        "VS901",
+        name,
+        line,
+        1,
+        "file is not canonically formatted".to_owned(),
+    );
     d.help = Some("run `vgsupp fmt` (or `vgsupp fmt --diff` to see the change)".to_owned());
     Some(d)
 }
@@ -221,12 +307,13 @@ fn attach_record_names(file: &SuppFile, diagnostics: &mut [Diagnostic]) {
             _ => None,
         })
         .collect();
-    for d in diagnostics.iter_mut().filter(|d| d.record.is_none() && d.rule.code != "VS901") {
+    for d in diagnostics
+        .iter_mut()
+        .filter(|d| d.record.is_none() && d.rule.code != "VS901")
+    {
         let idx = ranges.partition_point(|r| r.1 < d.display_line);
-        if let Some((first, _, name)) = ranges.get(idx) {
-            if *first <= d.display_line {
-                d.record.clone_from(name);
-            }
+        if let Some((_, _, name)) = ranges.get(idx).filter(|r| r.0 <= d.display_line) {
+            d.record.clone_from(name);
         }
     }
 }

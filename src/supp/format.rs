@@ -11,7 +11,9 @@
 //! spelling of a valid leak-kind set, never their text or order, so Valgrind loads exactly
 //! the same records from the output (only line numbers may change).
 
+use crate::supp::lines::PhysLine;
 use crate::supp::model::{Extra, Item, Role, SuppFile};
+use crate::supp::parser::{Placement, classify};
 
 const INDENT: &[u8] = b"   ";
 
@@ -26,54 +28,82 @@ enum Last {
 /// Format a parsed file canonically.
 #[must_use]
 pub fn format(file: &SuppFile) -> Vec<u8> {
-    let src = file.source.as_slice();
+    let lines = file.items.iter().flat_map(
+        |item| -> Box<dyn Iterator<Item = (PhysLine, Placement)> + '_> {
+            match item {
+                Item::Blank(l) => Box::new(std::iter::once((*l, Placement::Blank))),
+                Item::Comment(l) => Box::new(std::iter::once((*l, Placement::Comment))),
+                Item::Stray(l) => Box::new(std::iter::once((*l, Placement::Stray))),
+                Item::Record(r) => Box::new(
+                    r.lines
+                        .iter()
+                        .map(|rl| (rl.line, Placement::Record(rl.role.clone()))),
+                ),
+            }
+        },
+    );
+    format_lines(&file.source, lines)
+}
+
+/// Format `src` canonically without building the model: one streaming pass over
+/// [`classify`]. Gives the same bytes as `format(&parse(src))`.
+#[must_use]
+pub fn format_source(src: &[u8]) -> Vec<u8> {
+    format_lines(src, classify(src))
+}
+
+fn format_lines(src: &[u8], lines: impl Iterator<Item = (PhysLine, Placement)>) -> Vec<u8> {
     let mut out = Vec::with_capacity(src.len() + src.len() / 16);
     let mut last = Last::Nothing;
     let mut blank_pending = false;
-    for item in &file.items {
-        match item {
-            Item::Blank(_) => blank_pending = true,
-            Item::Comment(line) | Item::Stray(line) => {
+    for (line, placement) in lines {
+        let text = line.text.slice(src);
+        let role = match placement {
+            Placement::Blank => {
+                blank_pending = true;
+                continue;
+            }
+            Placement::Comment | Placement::Stray => {
                 if last == Last::Record || (last == Last::Text && blank_pending) {
                     out.push(b'\n');
                 }
-                out.extend_from_slice(line.text.slice(src));
+                out.extend_from_slice(text);
                 out.push(b'\n');
                 last = Last::Text;
                 blank_pending = false;
+                continue;
             }
-            Item::Record(record) => {
+            Placement::Record(role) => role,
+        };
+        match role {
+            Role::Blank => continue,
+            Role::Open => {
                 if last == Last::Record || (last == Last::Text && blank_pending) {
                     out.push(b'\n');
                 }
-                for rl in &record.lines {
-                    let text = rl.line.text.slice(src);
-                    match &rl.role {
-                        Role::Blank => continue,
-                        Role::Open | Role::Close => out.extend_from_slice(text),
-                        Role::Extra(Extra::LeakKinds(lk)) => {
-                            out.extend_from_slice(INDENT);
-                            match lk.set {
-                                // Only a set Valgrind accepts is respelt; anything else is kept
-                                // byte for byte so that the loader's verdict cannot change.
-                                Some(set) if lk.list.end == rl.line.text.end => {
-                                    out.extend_from_slice(b"match-leak-kinds: ");
-                                    out.extend_from_slice(set.canonical().as_bytes());
-                                }
-                                _ => out.extend_from_slice(text),
-                            }
-                        }
-                        _ => {
-                            out.extend_from_slice(INDENT);
-                            out.extend_from_slice(text);
-                        }
+                out.extend_from_slice(text);
+            }
+            Role::Close => out.extend_from_slice(text),
+            Role::Extra(Extra::LeakKinds(lk)) => {
+                out.extend_from_slice(INDENT);
+                match lk.set {
+                    // Only a set Valgrind accepts is respelt; anything else is kept byte for
+                    // byte so that the loader's verdict cannot change.
+                    Some(set) if lk.list.end == line.text.end => {
+                        out.extend_from_slice(b"match-leak-kinds: ");
+                        out.extend_from_slice(set.canonical().as_bytes());
                     }
-                    out.push(b'\n');
+                    _ => out.extend_from_slice(text),
                 }
-                last = Last::Record;
-                blank_pending = false;
+            }
+            _ => {
+                out.extend_from_slice(INDENT);
+                out.extend_from_slice(text);
             }
         }
+        out.push(b'\n');
+        last = Last::Record;
+        blank_pending = false;
     }
     out
 }
@@ -90,7 +120,10 @@ mod tests {
     use crate::supp::parser::parse;
 
     fn fmt(s: &str) -> String {
-        String::from_utf8(format(&parse(s.as_bytes().to_vec()))).unwrap()
+        let via_model = String::from_utf8(format(&parse(s.as_bytes().to_vec()))).unwrap();
+        let streamed = String::from_utf8(format_source(s.as_bytes())).unwrap();
+        assert_eq!(via_model, streamed);
+        via_model
     }
 
     #[test]
@@ -104,12 +137,16 @@ mod tests {
     #[test]
     fn comment_separated_by_blank_stays_separated() {
         let input = "# header\n\n\n\n# about a\n{\na\nMemcheck:Cond\nfun:f\n}\n# trailing\n";
-        assert_eq!(fmt(input), "# header\n\n# about a\n{\n   a\n   Memcheck:Cond\n   fun:f\n}\n\n# trailing\n");
+        assert_eq!(
+            fmt(input),
+            "# header\n\n# about a\n{\n   a\n   Memcheck:Cond\n   fun:f\n}\n\n# trailing\n"
+        );
     }
 
     #[test]
     fn invalid_leak_kinds_are_kept() {
-        let input = "{\n   a\n   Memcheck:Leak\n   match-leak-kinds: definite, possible\n   fun:f\n}\n";
+        let input =
+            "{\n   a\n   Memcheck:Leak\n   match-leak-kinds: definite, possible\n   fun:f\n}\n";
         assert_eq!(fmt(input), input);
     }
 

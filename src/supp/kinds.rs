@@ -19,7 +19,11 @@ impl Version {
     /// 3.`minor`, if vgsupp models it.
     #[must_use]
     pub const fn new(minor: u8) -> Option<Self> {
-        if minor >= OLDEST.minor && minor <= NEWEST.minor { Some(Self { minor }) } else { None }
+        if minor >= OLDEST.minor && minor <= NEWEST.minor {
+            Some(Self { minor })
+        } else {
+            None
+        }
     }
 
     /// The minor version number.
@@ -47,7 +51,9 @@ impl fmt::Display for Version {
 
 /// Why a version string was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unsupported Valgrind version `{0}`: vgsupp models 3.14 to 3.27 (write e.g. 3.19 or 3.19.0)")]
+#[error(
+    "unsupported Valgrind version `{0}`: vgsupp models 3.14 to 3.27 (write e.g. 3.19 or 3.19.0)"
+)]
 pub struct VersionError(pub String);
 
 impl FromStr for Version {
@@ -57,7 +63,9 @@ impl FromStr for Version {
         let err = || VersionError(s.to_owned());
         let s2 = s.trim().trim_start_matches("valgrind-");
         let mut parts = s2.split('.');
-        let (Some("3"), Some(minor)) = (parts.next(), parts.next()) else { return Err(err()) };
+        let (Some("3"), Some(minor)) = (parts.next(), parts.next()) else {
+            return Err(err());
+        };
         if parts.clone().count() > 1 || parts.any(|p| p.parse::<u32>().is_err()) {
             return Err(err());
         }
@@ -142,8 +150,15 @@ impl FromStr for Tool {
 }
 
 /// Tools that exist but have no errors: they never read suppression files (§1.4).
-pub const ERRORLESS_TOOLS: [&str; 7] =
-    ["Massif", "DHAT", "Cachegrind", "Callgrind", "Lackey", "Nulgrind", "exp-bbv"];
+pub const ERRORLESS_TOOLS: [&str; 7] = [
+    "Massif",
+    "DHAT",
+    "Cachegrind",
+    "Callgrind",
+    "Lackey",
+    "Nulgrind",
+    "exp-bbv",
+];
 
 const HELGRIND_KINDS: [&[u8]; 8] = [
     b"Race",
@@ -207,7 +222,8 @@ pub fn memcheck_kind(kind: &[u8], v: Version) -> Option<ExtraSpec> {
 /// The first release (minor) that accepts `kind` for `tool`, when some release does.
 #[must_use]
 pub fn kind_since(tool: Tool, kind: &[u8]) -> Option<u8> {
-    (OLDEST.minor..=NEWEST.minor).find(|&m| Version::new(m).is_some_and(|v| tool.recognises(kind, v)))
+    (OLDEST.minor..=NEWEST.minor)
+        .find(|&m| Version::new(m).is_some_and(|v| tool.recognises(kind, v)))
 }
 
 /// The core pseudo-tool's name in release `v`: `core` up to 3.22, `CoreError` from 3.23.
@@ -231,7 +247,9 @@ pub fn core_kind_recognised(kind: &[u8], v: Version) -> bool {
 /// never examined.
 #[must_use]
 pub fn tool_name_present(name: &[u8], list: &[u8]) -> bool {
-    let Some(pos) = memchr::memmem::find(list, name) else { return false };
+    let Some(pos) = memchr::memmem::find(list, name) else {
+        return false;
+    };
     let left_ok = pos == 0 || list[pos - 1] == b',';
     let right = pos + name.len();
     left_ok && (right == list.len() || list[right] == b',')
@@ -265,7 +283,10 @@ mod tests {
         assert!(!Tool::Helgrind.recognises(b"Dubious", v19));
         assert!(Tool::Drd.recognises(b"ConflictingAccess", v19));
         assert_eq!(kind_since(Tool::Memcheck, b"BadAlign"), Some(22));
-        assert!(!core_kind_recognised(b"FdBadUse", Version::new(24).unwrap()));
+        assert!(!core_kind_recognised(
+            b"FdBadUse",
+            Version::new(24).unwrap()
+        ));
         assert!(core_kind_recognised(b"FdBadUse", Version::new(25).unwrap()));
     }
 

@@ -42,14 +42,22 @@ impl PhysLine {
     /// reading it, so a final line without `\n` is reported one lower (§1.1).
     #[must_use]
     pub const fn valgrind_lineno(&self) -> u32 {
-        if self.has_newline { self.number } else { self.number - 1 }
+        if self.has_newline {
+            self.number
+        } else {
+            self.number - 1
+        }
     }
 
     /// How many characters Valgrind stores for this line: from the first non-whitespace byte
     /// to the end of the line, trailing whitespace included (§1.1, the 51200 limit).
     #[must_use]
     pub const fn stored_len(&self) -> usize {
-        if self.text.is_empty() { 0 } else { self.span.end - self.text.start }
+        if self.text.is_empty() {
+            0
+        } else {
+            self.span.end - self.text.start
+        }
     }
 
     /// The 1-based column of the first stored character.
@@ -86,7 +94,11 @@ impl<'a> Lines<'a> {
     /// Split `src` into lines.
     #[must_use]
     pub const fn new(src: &'a [u8]) -> Self {
-        Self { src, pos: 0, number: 0 }
+        Self {
+            src,
+            pos: 0,
+            number: 0,
+        }
     }
 }
 
@@ -113,7 +125,12 @@ impl Iterator for Lines<'_> {
                 Span::new(start + lead, start + last + 1)
             }
         };
-        Some(PhysLine { number: self.number, span: Span::new(start, end), text, has_newline })
+        Some(PhysLine {
+            number: self.number,
+            span: Span::new(start, end),
+            text,
+            has_newline,
+        })
     }
 }
 

@@ -32,7 +32,11 @@ impl LoadOptions {
     /// Options for `tool` with the newest release and the default `--num-callers`.
     #[must_use]
     pub fn new(tool: Tool) -> Self {
-        Self { tool, version: Version::default(), num_callers: DEFAULT_NUM_CALLERS }
+        Self {
+            tool,
+            version: Version::default(),
+            num_callers: DEFAULT_NUM_CALLERS,
+        }
     }
 }
 
@@ -177,7 +181,9 @@ impl LoadResult {
     /// verdict on the file. `None` when Valgrind loads it.
     #[must_use]
     pub fn verdict(&self) -> Option<&LoadProblem> {
-        self.problems.iter().find(|p| p.error.outcome() != Outcome::LaterCrash)
+        self.problems
+            .iter()
+            .find(|p| p.error.outcome() != Outcome::LaterCrash)
     }
 }
 
@@ -211,6 +217,15 @@ impl<'a> Reader<'a> {
                 self.long_lines.push(line);
             }
             self.lineno = line.valgrind_lineno();
+            if !line.has_newline {
+                // `get_nbnc_line` returns a final line without `\n` straight from its read
+                // loop: neither trimmed nor checked for `#` (so `}  ` or `# c` there is
+                // not `}` or a comment).
+                return Some((
+                    line,
+                    lines::c_str(&self.src[line.text.start..line.span.end]),
+                ));
+            }
             let text = line.text.slice(self.src);
             if lines::is_comment(text) {
                 continue;
@@ -226,7 +241,11 @@ impl<'a> Reader<'a> {
 /// next `{` line and report every problem; without, stop at the first one like Valgrind.
 #[must_use]
 pub fn load(src: &[u8], opts: LoadOptions, recover: bool) -> LoadResult {
-    let mut loader = Loader { r: Reader::new(src), opts, out: LoadResult::default() };
+    let mut loader = Loader {
+        r: Reader::new(src),
+        opts,
+        out: LoadResult::default(),
+    };
     let mut pending: Option<(PhysLine, &[u8])> = None;
     loop {
         let start = match pending.take() {
@@ -241,14 +260,17 @@ pub fn load(src: &[u8], opts: LoadOptions, recover: bool) -> LoadResult {
                 if !recover {
                     break;
                 }
-                // Resume at the next `{` line: the current one when it is `{` itself.
-                pending = match at {
-                    Some(l) if lines::c_str(l.text.slice(src)) == b"{" && error != LoadError::ExpectedOpenBrace => {
-                        Some((l, b"{".as_slice()))
-                    }
-                    _ => loop {
+                // Resume where the broken record ends: after its `}`, or at a `{` that starts
+                // the next one. A stray line outside records is reported on its own.
+                let at_text = at.map(|l| lines::c_str(l.text.slice(src)));
+                pending = match at_text {
+                    _ if error == LoadError::ExpectedOpenBrace => None,
+                    None | Some(b"}") => None,
+                    Some(b"{") => at.map(|l| (l, b"{".as_slice())),
+                    Some(_) => loop {
                         match loader.r.next() {
                             Some((l, t)) if t == b"{" => break Some((l, t)),
+                            Some((_, t)) if t == b"}" => break None,
                             Some(_) => {}
                             None => break None,
                         }
@@ -280,7 +302,11 @@ impl<'a> Loader<'a> {
             (Outcome::LaterCrash, Some(l)) => l.valgrind_lineno(),
             _ => self.r.lineno,
         };
-        self.out.problems.push(LoadProblem { error, valgrind_line, at });
+        self.out.problems.push(LoadProblem {
+            error,
+            valgrind_line,
+            at,
+        });
     }
 
     /// Report long lines read so far; true when there were any.
@@ -300,11 +326,16 @@ impl<'a> Loader<'a> {
     fn finish(mut self, recover: bool) -> LoadResult {
         // Problems are reported in the order Valgrind meets them; a long line is met while it
         // is read, so it sorts before a syntax error raised on a later line.
-        self.out.problems.sort_by_key(|p| p.at.map_or(u32::MAX, |l| l.number));
-        if !recover {
-            if let Some(i) = self.out.problems.iter().position(|p| p.error.outcome() != Outcome::LaterCrash) {
-                self.out.problems.truncate(i + 1);
-            }
+        self.out
+            .problems
+            .sort_by_key(|p| p.at.map_or(u32::MAX, |l| l.number));
+        let first_stop = self
+            .out
+            .problems
+            .iter()
+            .position(|p| p.error.outcome() != Outcome::LaterCrash);
+        if let (false, Some(i)) = (recover, first_stop) {
+            self.out.problems.truncate(i + 1);
         }
         self.out
     }
@@ -317,7 +348,10 @@ impl<'a> Loader<'a> {
         if open_text != b"{" {
             return Err((LoadError::ExpectedOpenBrace, Some(open)));
         }
-        let (name_line, name_text) = self.r.next().ok_or((LoadError::UnexpectedCloseBrace, None))?;
+        let (name_line, name_text) = self
+            .r
+            .next()
+            .ok_or((LoadError::UnexpectedCloseBrace, None))?;
         if name_text == b"}" {
             return Err((LoadError::UnexpectedCloseBrace, Some(name_line)));
         }
@@ -333,11 +367,19 @@ impl<'a> Loader<'a> {
         let kind = Span::new(base + colon + 1, base + tool_text.len());
         let v = self.opts.version;
         let tool = self.opts.tool;
-        if tool.needs_core_errors(v) && kinds::tool_name_present(kinds::core_tool_name(v).as_bytes(), tools) {
+        if tool.needs_core_errors(v)
+            && kinds::tool_name_present(kinds::core_tool_name(v).as_bytes(), tools)
+        {
             if kinds::core_kind_recognised(kind_text, v) {
                 // Core suppressions take no extra line.
                 let frames = self.frames(None)?;
-                self.out.records.push(LoadedRecord { name, name_line: name_lineno, kind, extra: LoadedExtra::None, frames });
+                self.out.records.push(LoadedRecord {
+                    name,
+                    name_line: name_lineno,
+                    kind,
+                    extra: LoadedExtra::None,
+                    frames,
+                });
                 return Ok(());
             }
             return Err((LoadError::UnknownCoreKind, Some(tool_line)));
@@ -357,17 +399,31 @@ impl<'a> Loader<'a> {
         if tool == Tool::Helgrind && kind_text == b"FreeMemLock" {
             self.problem(LoadError::FreeMemLock, Some(tool_line));
         }
-        let spec = if tool == Tool::Memcheck { kinds::memcheck_kind(kind_text, v).unwrap_or(ExtraSpec::None) } else { ExtraSpec::None };
+        let spec = if tool == Tool::Memcheck {
+            kinds::memcheck_kind(kind_text, v).unwrap_or(ExtraSpec::None)
+        } else {
+            ExtraSpec::None
+        };
         let (extra, reread) = self.extra(spec, tool_line)?;
         let frames = self.frames(reread)?;
-        self.out.records.push(LoadedRecord { name, name_line: name_lineno, kind, extra, frames });
+        self.out.records.push(LoadedRecord {
+            name,
+            name_line: name_lineno,
+            kind,
+            extra,
+            frames,
+        });
         Ok(())
     }
 
     /// `MC_(read_extra_suppression_info)`: returns the extra data and, when the tool read a
     /// location line, that line (reused as the first frame).
     #[allow(clippy::type_complexity)]
-    fn extra(&mut self, spec: ExtraSpec, tool_line: PhysLine) -> Step<(LoadedExtra, Option<(PhysLine, &'a [u8])>)> {
+    fn extra(
+        &mut self,
+        spec: ExtraSpec,
+        tool_line: PhysLine,
+    ) -> Step<(LoadedExtra, Option<(PhysLine, &'a [u8])>)> {
         if spec == ExtraSpec::None {
             return Ok((LoadedExtra::None, None));
         }
@@ -378,7 +434,10 @@ impl<'a> Loader<'a> {
         match spec {
             ExtraSpec::Param => {
                 let (l, t) = extra_line.ok_or((LoadError::BadExtra, line.map(|(l, _)| l)))?;
-                Ok((LoadedExtra::Param(Span::new(l.text.start, l.text.start + t.len())), None))
+                Ok((
+                    LoadedExtra::Param(Span::new(l.text.start, l.text.start + t.len())),
+                    None,
+                ))
             }
             ExtraSpec::Leak => match extra_line {
                 None => Ok((LoadedExtra::Leak(LeakKinds::everything()), location)),
@@ -424,7 +483,8 @@ impl<'a> Loader<'a> {
             if !frames.is_empty() && frames.len() >= nc {
                 break;
             }
-            let frame = syntax::frame(text, line.text.start).ok_or((LoadError::BadLocation, Some(line)))?;
+            let frame =
+                syntax::frame(text, line.text.start).ok_or((LoadError::BadLocation, Some(line)))?;
             frames.push(frame);
         }
         if close.is_none() {
@@ -440,5 +500,376 @@ impl<'a> Loader<'a> {
             return Err((LoadError::OnlyEllipsis, close));
         }
         Ok(frames)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (verdict error, Valgrind line) in strict mode, `None` when the file loads.
+    fn verdict(src: &str, tool: Tool, minor: u8, nc: u32) -> Option<(LoadError, u32)> {
+        let opts = LoadOptions {
+            tool,
+            version: Version::new(minor).unwrap(),
+            num_callers: nc,
+        };
+        load(src.as_bytes(), opts, false)
+            .verdict()
+            .map(|p| (p.error, p.valgrind_line))
+    }
+
+    fn mc(src: &str) -> Option<(LoadError, u32)> {
+        verdict(src, Tool::Memcheck, 19, 12)
+    }
+
+    use LoadError as E;
+
+    #[test]
+    fn cases_from_valgrind_semantics_section_8() {
+        let rec = |tool: &str, body: &str| format!("{{\n n\n {tool}\n{body}}}\n");
+        // P01/P02: indented braces, tabs, CRLF.
+        assert_eq!(
+            mc("\t{\r\n n\r\n Memcheck:Cond\r\n fun:f\r\n   }\r\n"),
+            None
+        );
+        // P03: missing `}` at EOF: the count of newlines.
+        assert_eq!(
+            mc("{\nn\nMemcheck:Cond\nfun:f\n\n"),
+            Some((E::EofInStackTrace, 5))
+        );
+        // P04: missing `}` before the next `{`.
+        assert_eq!(
+            mc("{\nn\nMemcheck:Cond\nfun:f\n{\nm\n"),
+            Some((E::BadLocation, 5))
+        );
+        // P06 loads; P07/P08/P12/P31/P32/P47 skipped.
+        for tools in [
+            "Foo:Addr4",
+            "memcheck:Addr4",
+            "Memcheck :Addr4",
+            "Helgrind, Memcheck:Addr4",
+            "MemcheckX,Memcheck:Addr4",
+            ":Addr4",
+        ] {
+            assert_eq!(mc(&rec(tools, "garbage\n{\n")), None, "{tools}");
+        }
+        // P10/H03, P11, P46.
+        assert_eq!(
+            mc(&rec("Helgrind,Memcheck:Race", "fun:f\n")),
+            Some((E::UnknownToolKind, 3))
+        );
+        assert_eq!(
+            verdict(
+                &rec("Memcheck,Helgrind:Addr4", "fun:f\n"),
+                Tool::Helgrind,
+                19,
+                12
+            ),
+            Some((E::UnknownToolKind, 3))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck: Addr4", "fun:f\n")),
+            Some((E::UnknownToolKind, 3))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:Addr4:x", "fun:f\n")),
+            Some((E::UnknownToolKind, 3))
+        );
+        // P13/P15.
+        assert_eq!(
+            mc(&rec("Memcheck", "fun:f\n")),
+            Some((E::MalformedToolLine, 3))
+        );
+        assert_eq!(mc("{ name }\n"), Some((E::ExpectedOpenBrace, 1)));
+        // P14/E1.
+        assert_eq!(mc("{\n}\n"), Some((E::UnexpectedCloseBrace, 2)));
+        assert_eq!(mc("{\n\n\n"), Some((E::UnexpectedCloseBrace, 3)));
+        // P16/P17/P18.
+        assert_eq!(
+            mc(&rec("Memcheck:Cond", "")),
+            Some((E::MissingStackTrace, 4))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:Cond", "...\n")),
+            Some((E::OnlyEllipsis, 5))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:Cond", "foo:bar\n")),
+            Some((E::BadLocation, 4))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:Cond", "....\n")),
+            Some((E::BadLocation, 4))
+        );
+        // P19/N1/N2: beyond --num-callers nothing is validated, a missing `}` swallows.
+        assert_eq!(
+            verdict(
+                &rec("Memcheck:Cond", "fun:a\nfun:b\njunk\n"),
+                Tool::Memcheck,
+                19,
+                2
+            ),
+            None
+        );
+        assert_eq!(
+            verdict(
+                "{\nn\nMemcheck:Cond\nfun:a\nfun:b\nfun:c\n",
+                Tool::Memcheck,
+                19,
+                2
+            ),
+            None
+        );
+        let swallowed = "{\nn\nMemcheck:Cond\nfun:a\nfun:b\nfun:c\n{\nm\nMemcheck:Cond\nfun:x\n}\n";
+        let r = load(
+            swallowed.as_bytes(),
+            LoadOptions {
+                tool: Tool::Memcheck,
+                version: Version::new(19).unwrap(),
+                num_callers: 2,
+            },
+            false,
+        );
+        assert!(r.problems.is_empty());
+        assert_eq!(r.records.len(), 1);
+        // P20/P21.
+        let many = |n: usize| format!("{{\nn\nMemcheck:Cond\n{}}}\n", "fun:f\n".repeat(n));
+        assert_eq!(
+            verdict(&many(501), Tool::Memcheck, 19, 500),
+            Some((E::TooManyCallers, 504))
+        );
+        assert_eq!(verdict(&many(600), Tool::Memcheck, 19, 12), None);
+        assert_eq!(verdict(&many(500), Tool::Memcheck, 19, 500), None);
+        // P22/P23/P24/P25.
+        assert_eq!(
+            mc(&rec(
+                "Memcheck:Leak",
+                "match-leak-kinds: definite, possible\nfun:f\n"
+            )),
+            Some((E::BadExtra, 4))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:Leak", "src:x.c\n")),
+            Some((E::BadExtra, 4))
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:Param", "fun:f\n")),
+            Some((E::BadExtra, 4))
+        );
+        assert_eq!(mc(&rec("Memcheck:Param", "src:x.c\nfun:f\n")), None);
+        // P26/P27.
+        assert_eq!(mc(""), None);
+        assert_eq!(mc("# a\n\n  # b\n"), None);
+        // P28/P36.
+        assert_eq!(
+            mc("{\nn\nMemcheck:Cond\nfun:f\n}\njunk\n"),
+            Some((E::ExpectedOpenBrace, 6))
+        );
+        assert_eq!(mc("{ x\n"), Some((E::ExpectedOpenBrace, 1)));
+        // P29.
+        assert_eq!(
+            mc("{\nn\nHelgrind:Race\nfun:f\n"),
+            Some((E::EofWhenSkipping, 4))
+        );
+        // P34/P35.
+        assert_eq!(
+            mc(&rec("core:Foo", "fun:f\n")),
+            Some((E::UnknownCoreKind, 3))
+        );
+        assert_eq!(
+            verdict(&rec("core:Foo", "fun:f\n"), Tool::Drd, 19, 12),
+            None
+        );
+        assert_eq!(mc(&rec("CoreError:FdNotClosed", "fun:f\n")), None);
+        // P37.
+        assert_eq!(
+            mc("{\nn\nMemcheck:Cond\nfun:f\n} x\n"),
+            Some((E::BadLocation, 5))
+        );
+        // P44.
+        assert_eq!(
+            verdict(
+                &rec("Memcheck:Cond", "...\n...\nfun:x\n"),
+                Tool::Memcheck,
+                19,
+                2
+            ),
+            Some((E::OnlyEllipsis, 7))
+        );
+        // P51–P57.
+        for bad in ["", ",", "all,definite", "Definite", "none,definite"] {
+            assert_eq!(
+                mc(&rec(
+                    "Memcheck:Leak",
+                    &format!("match-leak-kinds: {bad}\nfun:f\n")
+                )),
+                Some((E::BadExtra, 4)),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            mc(&rec("Memcheck:Leak", "match-leak-kinds :definite\nfun:f\n")),
+            Some((E::BadExtra, 4))
+        );
+        assert_eq!(
+            mc(&rec(
+                "Memcheck:Leak",
+                "match-leak-kinds: ,,definite,\nfun:f\n"
+            )),
+            None
+        );
+        assert_eq!(
+            mc(&rec("Memcheck:FishyValue", "malloc(size\nfun:f\n")),
+            Some((E::BadExtra, 4))
+        );
+        // P58 and the 3.2x kinds.
+        assert_eq!(
+            mc(&rec("Memcheck:ReallocZero", "fun:f\n")),
+            Some((E::UnknownToolKind, 3))
+        );
+        assert_eq!(
+            verdict(
+                &rec("Memcheck:ReallocZero", "fun:f\n"),
+                Tool::Memcheck,
+                27,
+                12
+            ),
+            None
+        );
+        assert_eq!(
+            verdict(
+                &rec("Memcheck,CoreError:Addr4", "fun:f\n"),
+                Tool::Memcheck,
+                27,
+                12
+            ),
+            Some((E::UnknownCoreKind, 3))
+        );
+        assert_eq!(
+            verdict(&rec("core:X", "fun:f\n"), Tool::Memcheck, 27, 12),
+            None
+        );
+        assert_eq!(
+            verdict(
+                &rec("CoreError:FdBadUse", "fun:f\n"),
+                Tool::Memcheck,
+                24,
+                12
+            ),
+            Some((E::UnknownCoreKind, 3))
+        );
+        assert_eq!(
+            verdict(
+                &rec("CoreError:FdBadUse", "fun:f\n"),
+                Tool::Memcheck,
+                25,
+                12
+            ),
+            None
+        );
+        // H05: `DRD:` is skipped by drd.
+        assert_eq!(
+            verdict(&rec("DRD:ConflictingAccess", "fun:f\n"), Tool::Drd, 19, 12),
+            None
+        );
+        // CR-only file: one line.
+        assert_eq!(
+            mc("{\rn\rMemcheck:Cond\rfun:f\r}\r"),
+            Some((E::ExpectedOpenBrace, 0))
+        );
+        // Z1/Z2 names; Z3/Z4.
+        assert_eq!(
+            mc("{\n{\nMemcheck:Cond\nfun:f\n}\n{\nfun:x\nMemcheck:Cond\nfun:f\n}\n"),
+            None
+        );
+        assert_eq!(mc(&rec("Memcheck:Leak", "")), Some((E::BadExtra, 4)));
+        assert_eq!(
+            mc("{\nn\nMemcheck:Param\n}\n{\nm\nMemcheck:Cond\nfun:f\n}\n"),
+            Some((E::BadLocation, 5))
+        );
+        // A final line without `\n` is neither trimmed nor a comment.
+        assert_eq!(
+            mc("{\nn\nMemcheck:Cond\nfun:f\n}  "),
+            Some((E::BadLocation, 4))
+        );
+        assert_eq!(
+            mc("{\nn\nMemcheck:Cond\nfun:f\n}\n# c"),
+            Some((E::ExpectedOpenBrace, 5))
+        );
+        assert_eq!(
+            mc("{\r\nn\r\nMemcheck:Cond\r\nfun:f\r\n}\r"),
+            Some((E::BadLocation, 4))
+        );
+        assert_eq!(mc("{\nn\nMemcheck:Cond\nfun:f\n}"), None);
+        // Final line without `\n` is reported one lower (§1.1).
+        assert_eq!(mc("{\nn\nMemcheck:Cond\nfoo"), Some((E::BadLocation, 3)));
+    }
+
+    #[test]
+    fn crashes_are_reported_without_stopping() {
+        let r = load(
+            b"{\nn\nMemcheck:FishyValue\nfun:f\n}\n",
+            LoadOptions::new(Tool::Memcheck),
+            false,
+        );
+        assert_eq!(r.records.len(), 1);
+        assert_eq!(r.problems[0].error, E::FishyWithoutExtra);
+        assert!(r.verdict().is_none());
+        let r = load(
+            b"{\nn\nHelgrind:FreeMemLock\nfun:f\n}\n",
+            LoadOptions::new(Tool::Helgrind),
+            false,
+        );
+        assert_eq!(r.problems[0].error, E::FreeMemLock);
+        assert!(r.verdict().is_none());
+    }
+
+    #[test]
+    fn long_lines_abort_where_read() {
+        let ok = format!(
+            "{{\nn\nMemcheck:Cond\nfun:{}\n}}\n",
+            "x".repeat(VALGRIND_MAX_LINE - 5)
+        );
+        assert_eq!(mc(&ok), None);
+        let long = format!(
+            "{{\nn\nMemcheck:Cond\nfun:{}\n}}\n",
+            "x".repeat(VALGRIND_MAX_LINE - 4)
+        );
+        assert_eq!(mc(&long), Some((E::LineTooLong, 4)));
+        // Leading whitespace does not count, trailing does.
+        let lead = format!(
+            "{{\nn\nMemcheck:Cond\n   fun:{}\n}}\n",
+            "x".repeat(VALGRIND_MAX_LINE - 5)
+        );
+        assert_eq!(mc(&lead), None);
+        let trail = format!(
+            "{{\nn\nMemcheck:Cond\nfun:{} \n}}\n",
+            "x".repeat(VALGRIND_MAX_LINE - 5)
+        );
+        assert_eq!(mc(&trail), Some((E::LineTooLong, 4)));
+        // A long line after a fatal error is never read.
+        let after = format!("junk\n# {}\n", "x".repeat(VALGRIND_MAX_LINE));
+        assert_eq!(mc(&after), Some((E::ExpectedOpenBrace, 1)));
+    }
+
+    #[test]
+    fn recovery_reports_every_problem() {
+        let src = "{\nn\nMemcheck:Cond\nfoo\n}\njunk\n{\nm\nMemcheck:Leak\nmatch-leak-kinds: x\nfun:f\n}\n{\nok\nMemcheck:Cond\nfun:f\n}\n";
+        let r = load(src.as_bytes(), LoadOptions::new(Tool::Memcheck), true);
+        let got: Vec<_> = r
+            .problems
+            .iter()
+            .map(|p| (p.error, p.valgrind_line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (E::BadLocation, 4),
+                (E::ExpectedOpenBrace, 6),
+                (E::BadExtra, 10)
+            ]
+        );
+        assert_eq!(r.records.len(), 1);
     }
 }

@@ -9,8 +9,8 @@ pub mod model;
 pub mod parser;
 pub mod syntax;
 
-pub use format::{format, is_formatted};
+pub use format::{format, format_source, is_formatted};
 pub use kinds::{Tool, Version};
 pub use loader::{LoadError, LoadOptions, LoadResult, load};
 pub use model::{Span, SuppFile};
-pub use parser::parse;
+pub use parser::{classify, parse};

@@ -37,7 +37,10 @@ impl Span {
     /// The span starting where this one starts, `len` bytes long.
     #[must_use]
     pub const fn with_len(&self, len: usize) -> Self {
-        Self { start: self.start, end: self.start + len }
+        Self {
+            start: self.start,
+            end: self.start + len,
+        }
     }
 
     /// The bytes it covers in `src`.
@@ -180,7 +183,12 @@ pub enum LeakKind {
 
 impl LeakKind {
     /// All kinds in canonical (severity) order.
-    pub const ALL: [Self; 4] = [Self::Definite, Self::Indirect, Self::Possible, Self::Reachable];
+    pub const ALL: [Self; 4] = [
+        Self::Definite,
+        Self::Indirect,
+        Self::Possible,
+        Self::Reachable,
+    ];
 
     /// The token used in `match-leak-kinds:`.
     #[must_use]
@@ -213,7 +221,11 @@ impl LeakKinds {
     /// Every kind.
     #[must_use]
     pub const fn everything() -> Self {
-        Self { bits: 0b1111, all: false, none: false }
+        Self {
+            bits: 0b1111,
+            all: false,
+            none: false,
+        }
     }
 
     /// The canonical spelling: `all`, `none`, or the kinds in severity order.

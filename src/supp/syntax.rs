@@ -10,6 +10,9 @@ use nom::{IResult, Parser};
 use crate::supp::lines::is_space;
 use crate::supp::model::{FishyExtra, Frame, LeakKind, LeakKinds, Span, ToolLine};
 
+/// nom's result over byte slices.
+type Res<'a, T> = IResult<&'a [u8], T>;
+
 fn span_of(base: usize, whole: &[u8], part: &[u8]) -> Span {
     let start = base + (part.as_ptr() as usize - whole.as_ptr() as usize);
     Span::new(start, start + part.len())
@@ -22,7 +25,9 @@ pub fn is_location_line(text: &[u8]) -> bool {
     text.starts_with(b"fun:") || text.starts_with(b"obj:") || text == b"..."
 }
 
-fn prefixed<'a>(prefix: &'static str) -> impl Parser<&'a [u8], Output = &'a [u8], Error = nom::error::Error<&'a [u8]>> {
+fn prefixed<'a>(
+    prefix: &'static str,
+) -> impl Parser<&'a [u8], Output = &'a [u8], Error = nom::error::Error<&'a [u8]>> {
     nom::sequence::preceded(tag(prefix.as_bytes()), rest)
 }
 
@@ -39,7 +44,10 @@ pub fn frame(text: &[u8], base: usize) -> Option<Frame> {
         let res: IResult<&[u8], &[u8]> = take_till(|b| b == b':').parse(body);
         let (after, file) = res.ok()?;
         let line = after.strip_prefix(b":").map_or(0, strtoll10_as_uint);
-        return Some(Frame::Src { file: span_of(base, text, file), line });
+        return Some(Frame::Src {
+            file: span_of(base, text, file),
+            line,
+        });
     }
     (text == b"...").then_some(Frame::Ellipsis)
 }
@@ -48,13 +56,15 @@ pub fn frame(text: &[u8], base: usize) -> Option<Frame> {
 /// digits, anything after ignored; no digits gives 0 ("any line").
 #[must_use]
 pub fn strtoll10_as_uint(s: &[u8]) -> u32 {
-    let res: IResult<&[u8], (&[u8], &[u8], &[u8])> = (
+    let res: Res<'_, (&[u8], &[u8], &[u8])> = (
         take_while(is_space),
         take_while(|b| b == b'-' || b == b'+'),
         take_while(|b: u8| b.is_ascii_digit()),
     )
         .parse(s);
-    let Ok((_, (_, sign, digits))) = res else { return 0 };
+    let Ok((_, (_, sign, digits))) = res else {
+        return 0;
+    };
     // Only one sign character is consumed by the C code.
     let (neg, digits) = match sign {
         b"" => (false, digits),
@@ -62,7 +72,9 @@ pub fn strtoll10_as_uint(s: &[u8]) -> u32 {
         b"+" => (false, digits),
         _ => return 0,
     };
-    let n = digits.iter().fold(0_i64, |n, d| n.wrapping_mul(10).wrapping_add(i64::from(d - b'0')));
+    let n = digits.iter().fold(0_i64, |n, d| {
+        n.wrapping_mul(10).wrapping_add(i64::from(d - b'0'))
+    });
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let v = if neg { n.wrapping_neg() } else { n } as u32;
     v
@@ -108,13 +120,23 @@ pub fn parse_enum_set(list: &[u8]) -> Option<LeakKinds> {
         match word {
             b"all" => all = true,
             b"none" => none = true,
-            _ => set.insert(LeakKind::ALL.into_iter().find(|k| k.token().as_bytes() == word)?),
+            _ => set.insert(
+                LeakKind::ALL
+                    .into_iter()
+                    .find(|k| k.token().as_bytes() == word)?,
+            ),
         }
     }
     if all {
-        (!none && set.bits == 0).then_some(LeakKinds { all: true, ..LeakKinds::everything() })
+        (!none && set.bits == 0).then_some(LeakKinds {
+            all: true,
+            ..LeakKinds::everything()
+        })
     } else if none {
-        (set.bits == 0).then_some(LeakKinds { none: true, ..LeakKinds::default() })
+        (set.bits == 0).then_some(LeakKinds {
+            none: true,
+            ..LeakKinds::default()
+        })
     } else {
         (set.bits != 0).then_some(set)
     }
@@ -124,8 +146,12 @@ pub fn parse_enum_set(list: &[u8]) -> Option<LeakKinds> {
 /// the next `)`, anything after is ignored; `None` when either parenthesis is missing.
 #[must_use]
 pub fn fishy(text: &[u8], base: usize) -> Option<FishyExtra> {
-    let res: IResult<&[u8], (&[u8], &[u8], &[u8])> =
-        (take_till(|b| b == b'('), tag(&b"("[..]), take_till(|b| b == b')')).parse(text);
+    let res: Res<'_, (&[u8], &[u8], &[u8])> = (
+        take_till(|b| b == b'('),
+        tag(&b"("[..]),
+        take_till(|b| b == b')'),
+    )
+        .parse(text);
     let (after, (func, _, arg)) = res.ok()?;
     after.starts_with(b")").then(|| FishyExtra {
         function: span_of(base, text, func),
@@ -144,26 +170,59 @@ mod tests {
         assert_eq!(frame(b"...", 0), Some(Frame::Ellipsis));
         assert_eq!(frame(b"....", 0), None);
         assert_eq!(frame(b"foo:bar", 0), None);
-        assert_eq!(frame(b"src:f.c:11x", 0), Some(Frame::Src { file: Span::new(4, 7), line: 11 }));
-        assert_eq!(frame(b"src:f.c:abc", 0), Some(Frame::Src { file: Span::new(4, 7), line: 0 }));
-        assert_eq!(frame(b"src:f.c", 0), Some(Frame::Src { file: Span::new(4, 7), line: 0 }));
+        assert_eq!(
+            frame(b"src:f.c:11x", 0),
+            Some(Frame::Src {
+                file: Span::new(4, 7),
+                line: 11
+            })
+        );
+        assert_eq!(
+            frame(b"src:f.c:abc", 0),
+            Some(Frame::Src {
+                file: Span::new(4, 7),
+                line: 0
+            })
+        );
+        assert_eq!(
+            frame(b"src:f.c", 0),
+            Some(Frame::Src {
+                file: Span::new(4, 7),
+                line: 0
+            })
+        );
     }
 
     #[test]
     fn tool_lines() {
         assert_eq!(
             tool_line(b"Memcheck:Addr4:x", 0),
-            ToolLine::Split { tools: Span::new(0, 8), kind: Span::new(9, 16) }
+            ToolLine::Split {
+                tools: Span::new(0, 8),
+                kind: Span::new(9, 16)
+            }
         );
         assert_eq!(tool_line(b"Memcheck", 0), ToolLine::Malformed);
-        assert_eq!(tool_line(b":Addr4", 0), ToolLine::Split { tools: Span::new(0, 0), kind: Span::new(1, 6) });
+        assert_eq!(
+            tool_line(b":Addr4", 0),
+            ToolLine::Split {
+                tools: Span::new(0, 0),
+                kind: Span::new(1, 6)
+            }
+        );
     }
 
     #[test]
     fn leak_kind_sets() {
         let ok = |s: &[u8]| parse_enum_set(s).map(|k| k.canonical());
-        assert_eq!(ok(b"definite,possible").as_deref(), Some("definite,possible"));
-        assert_eq!(ok(b"possible,definite").as_deref(), Some("definite,possible"));
+        assert_eq!(
+            ok(b"definite,possible").as_deref(),
+            Some("definite,possible")
+        );
+        assert_eq!(
+            ok(b"possible,definite").as_deref(),
+            Some("definite,possible")
+        );
         assert_eq!(ok(b",,definite,").as_deref(), Some("definite"));
         assert_eq!(ok(b"all").as_deref(), Some("all"));
         assert_eq!(ok(b"none").as_deref(), Some("none"));

@@ -13,7 +13,8 @@ use vgsupp::supp::{Tool, Version};
 
 pub fn run(args: &CheckArgs, out: &Output) -> Result<Exit> {
     if let Some(code) = &args.explain {
-        let rule = registry::lookup(code).ok_or_else(|| anyhow!("unknown rule `{code}` (see docs/rules/)"))?;
+        let rule = registry::lookup(code)
+            .ok_or_else(|| anyhow!("unknown rule `{code}` (see docs/rules/)"))?;
         out.stdout(&registry::render_doc(rule));
         return Ok(Exit::Clean);
     }
@@ -53,6 +54,7 @@ pub fn run(args: &CheckArgs, out: &Output) -> Result<Exit> {
         OutputFormat::Github => Format::Github,
     };
     out.stdout(&render::render(&report, format, out.color()));
-    let failing = report.count(Severity::Error) > 0 || (args.strict && report.count(Severity::Warning) > 0);
+    let failing =
+        report.count(Severity::Error) > 0 || (args.strict && report.count(Severity::Warning) > 0);
     Ok(if failing { Exit::Findings } else { Exit::Clean })
 }

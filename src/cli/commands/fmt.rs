@@ -6,7 +6,7 @@ use crate::cli::args::FmtArgs;
 use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
-use vgsupp::supp::{format, parse};
+use vgsupp::supp::format_source;
 
 pub fn run(args: &FmtArgs, out: &Output) -> Result<Exit> {
     let paths = files::collect(&args.walk.paths, &args.walk.globs)?;
@@ -15,7 +15,7 @@ pub fn run(args: &FmtArgs, out: &Output) -> Result<Exit> {
     for path in &paths {
         let name = files::display(path);
         let source = files::read(path)?;
-        let formatted = format(&parse(source.clone()));
+        let formatted = format_source(&source);
         if formatted == source {
             out.verbose(&format!("unchanged {name}"));
             continue;
@@ -33,8 +33,15 @@ pub fn run(args: &FmtArgs, out: &Output) -> Result<Exit> {
     }
     let total = paths.len();
     let verb = if write { "formatted" } else { "would reformat" };
-    out.status(&format!("{verb} {changed} of {total} file{}", if total == 1 { "" } else { "s" }));
-    Ok(if args.check && changed > 0 { Exit::Findings } else { Exit::Clean })
+    out.status(&format!(
+        "{verb} {changed} of {total} file{}",
+        if total == 1 { "" } else { "s" }
+    ));
+    Ok(if args.check && changed > 0 {
+        Exit::Findings
+    } else {
+        Exit::Clean
+    })
 }
 
 /// A unified diff (3 lines of context) of a file's formatting; bytes that are not UTF-8 are
@@ -43,8 +50,16 @@ fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
     let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-    let (a, b) = if name.starts_with('/') { (name.to_owned(), name.to_owned()) } else { (format!("a/{name}"), format!("b/{name}")) };
-    let mut s = diff.unified_diff().context_radius(3).header(&a, &b).to_string();
+    let (a, b) = if name.starts_with('/') {
+        (name.to_owned(), name.to_owned())
+    } else {
+        (format!("a/{name}"), format!("b/{name}"))
+    };
+    let mut s = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
     if !s.is_empty() && !s.ends_with('\n') {
         s.push('\n');
     }

@@ -14,11 +14,20 @@ pub fn github(report: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let mut props = format!("file={},line={},col={}", prop(&d.file), d.display_line, d.column);
+        let mut props = format!(
+            "file={},line={},col={}",
+            prop(&d.file),
+            d.display_line,
+            d.column
+        );
         if let Some(span) = d.span {
             let _ = write!(props, ",endColumn={}", d.column as usize + span.len());
         }
-        let _ = write!(props, ",title={}", prop(&format!("{} {}", d.rule.code, d.rule.name)));
+        let _ = write!(
+            props,
+            ",title={}",
+            prop(&format!("{} {}", d.rule.code, d.rule.name))
+        );
         let mut msg = d.message.clone();
         if let Some(help) = &d.help {
             msg.push_str("\nhelp: ");
@@ -31,7 +40,9 @@ pub fn github(report: &Report) -> String {
 
 /// Escape a message (`%`, CR, LF).
 fn data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escape a property value (also `:` and `,`).

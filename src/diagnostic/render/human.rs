@@ -9,7 +9,11 @@ struct Paint(bool);
 
 impl Paint {
     fn wrap(&self, code: &str, s: &str) -> String {
-        if self.0 { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_owned() }
+        if self.0 {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
     }
     fn sev(&self, sev: Severity, s: &str) -> String {
         self.wrap(
@@ -35,10 +39,18 @@ pub fn human(report: &Report, color: bool) -> String {
     let p = Paint(color);
     let mut out = String::new();
     for d in &report.diagnostics {
-        diagnostic(&mut out, d, report.sources.get(&d.file).map(Vec::as_slice), &p);
+        diagnostic(
+            &mut out,
+            d,
+            report.sources.get(&d.file).map(Vec::as_slice),
+            &p,
+        );
         out.push('\n');
     }
-    let (e, w) = (report.count(Severity::Error), report.count(Severity::Warning));
+    let (e, w) = (
+        report.count(Severity::Error),
+        report.count(Severity::Warning),
+    );
     let plural = |n: usize, s: &str| format!("{n} {s}{}", if n == 1 { "" } else { "s" });
     let _ = writeln!(
         out,
@@ -54,13 +66,32 @@ pub fn human(report: &Report, color: bool) -> String {
 
 fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
     let head = format!("{}[{}]", d.severity.as_str(), d.rule.code);
-    let _ = writeln!(out, "{}{} {}", p.sev(d.severity, &head), p.bold(":"), p.bold(&d.message));
-    let _ = writeln!(out, "  {} {}:{}:{}", p.blue("-->"), d.file, d.display_line, d.column);
+    let _ = writeln!(
+        out,
+        "{}{} {}",
+        p.sev(d.severity, &head),
+        p.bold(":"),
+        p.bold(&d.message)
+    );
     let gutter = d.display_line.to_string().len();
+    let _ = writeln!(
+        out,
+        "{}{} {}:{}:{}",
+        " ".repeat(gutter),
+        p.blue("-->"),
+        d.file,
+        d.display_line,
+        d.column
+    );
     let pad = " ".repeat(gutter);
     if let Some((text, start_col, width)) = src.and_then(|s| excerpt(s, d)) {
         let _ = writeln!(out, "{pad} {}", p.blue("|"));
-        let _ = writeln!(out, "{} {} {text}", p.blue(&d.display_line.to_string()), p.blue("|"));
+        let _ = writeln!(
+            out,
+            "{} {} {text}",
+            p.blue(&d.display_line.to_string()),
+            p.blue("|")
+        );
         let marks = format!("{}{}", " ".repeat(start_col), "^".repeat(width.max(1)));
         let _ = writeln!(out, "{pad} {} {}", p.blue("|"), p.sev(d.severity, &marks));
     }
@@ -68,7 +99,13 @@ fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
         let _ = writeln!(out, "{pad} {} in record `{rec}`", p.blue("="));
     }
     if d.fatal_in_valgrind {
-        let _ = writeln!(out, "{pad} {} Valgrind refuses, aborts or crashes on this ({}: {})", p.blue("="), d.rule.name, d.rule.code);
+        let _ = writeln!(
+            out,
+            "{pad} {} Valgrind refuses, aborts or crashes on this ({}: {})",
+            p.blue("="),
+            d.rule.name,
+            d.rule.code
+        );
     }
     if let Some(help) = &d.help {
         let _ = writeln!(out, "{pad} {} {} {help}", p.blue("="), p.bold("help:"));
@@ -78,13 +115,19 @@ fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
 /// The line's text (lossy, tabs expanded to one space, cut at 200 characters) and where the
 /// underline starts and how wide it is, in characters.
 fn excerpt(src: &[u8], d: &Diagnostic) -> Option<(String, usize, usize)> {
-    let line = crate::supp::lines::Lines::new(src).nth(usize::try_from(d.display_line).ok()?.checked_sub(1)?)?;
+    let line = crate::supp::lines::Lines::new(src)
+        .nth(usize::try_from(d.display_line).ok()?.checked_sub(1)?)?;
     const MAX: usize = 200;
     let raw = line.span.slice(src);
     let to_chars = |bytes: &[u8]| String::from_utf8_lossy(bytes).chars().count();
     let (start, end) = match d.span {
-        Some(s) if s.start >= line.span.start && s.end <= line.span.end => (s.start - line.span.start, s.end - line.span.start),
-        _ => (line.text.start - line.span.start, line.text.end - line.span.start),
+        Some(s) if s.start >= line.span.start && s.end <= line.span.end => {
+            (s.start - line.span.start, s.end - line.span.start)
+        }
+        _ => (
+            line.text.start - line.span.start,
+            line.text.end - line.span.start,
+        ),
     };
     let text: String = String::from_utf8_lossy(raw)
         .chars()

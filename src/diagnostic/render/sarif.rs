@@ -28,7 +28,10 @@ pub fn sarif(report: &Report) -> String {
         .diagnostics
         .iter()
         .map(|d| {
-            let index = RULES.iter().position(|r| r.code == d.rule.code).unwrap_or(0);
+            let index = RULES
+                .iter()
+                .position(|r| r.code == d.rule.code)
+                .unwrap_or(0);
             let mut region = json!({"startLine": d.display_line, "startColumn": d.column});
             if let Some(span) = d.span {
                 region["endColumn"] = json!(d.column as usize + span.len());
