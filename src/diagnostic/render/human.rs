@@ -99,13 +99,17 @@ fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
         let _ = writeln!(out, "{pad} {} in record `{rec}`", p.blue("="));
     }
     if d.fatal_in_valgrind {
-        let _ = writeln!(
-            out,
-            "{pad} {} Valgrind refuses, aborts or crashes on this ({}: {})",
-            p.blue("="),
-            d.rule.name,
-            d.rule.code
-        );
+        let note = match d.rule.code {
+            "VS116" => "Valgrind aborts while reading this line".to_owned(),
+            "VS114" | "VS115" => {
+                "Valgrind loads this, then crashes when an error is compared with it".to_owned()
+            }
+            _ => format!(
+                "Valgrind stops: `FATAL: in suppressions file \"{}\" near line {}`",
+                d.file, d.line
+            ),
+        };
+        let _ = writeln!(out, "{pad} {} {} {note}", p.blue("="), p.bold("note:"));
     }
     if let Some(help) = &d.help {
         let _ = writeln!(out, "{pad} {} {} {help}", p.blue("="), p.bold("help:"));
