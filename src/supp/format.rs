@@ -11,7 +11,7 @@
 //! spelling of a valid leak-kind set, never their text or order, so Valgrind loads exactly
 //! the same records from the output (only line numbers may change).
 
-use crate::supp::lines::PhysLine;
+use crate::supp::lines::{self, PhysLine, VALGRIND_MAX_LINE};
 use crate::supp::model::{Extra, Item, Role, SuppFile};
 use crate::supp::parser::{Placement, classify};
 
@@ -52,12 +52,31 @@ pub fn format_source(src: &[u8]) -> Vec<u8> {
     format_lines(src, classify(src))
 }
 
+/// The bytes to write for a line, and whether to end it with `\n`.
+///
+/// Normally the trimmed text and a newline. Two Valgrind quirks make trimming change what
+/// Valgrind does, so there the line is kept as Valgrind reads it: a line whose stored
+/// length (trailing whitespace included) reaches the 51,200-character limit aborts
+/// Valgrind, and a final line without `\n` is neither trimmed nor taken as a comment
+/// (valgrind-semantics.md §1.1). `vgsupp check` reports both.
+fn valgrind_view<'a>(line: &PhysLine, src: &'a [u8]) -> (&'a [u8], bool, bool) {
+    let text = line.text.slice(src);
+    let raw = &src[line.text.start..line.span.end.max(line.text.start)];
+    let too_long = line.stored_len() >= VALGRIND_MAX_LINE;
+    let quirky_last = !line.has_newline && (raw.len() != text.len() || lines::is_comment(text));
+    if too_long || quirky_last {
+        (raw, line.has_newline, true)
+    } else {
+        (text, true, false)
+    }
+}
+
 fn format_lines(src: &[u8], lines: impl Iterator<Item = (PhysLine, Placement)>) -> Vec<u8> {
     let mut out = Vec::with_capacity(src.len() + src.len() / 16);
     let mut last = Last::Nothing;
     let mut blank_pending = false;
     for (line, placement) in lines {
-        let text = line.text.slice(src);
+        let (text, newline, kept_raw) = valgrind_view(&line, src);
         let role = match placement {
             Placement::Blank => {
                 blank_pending = true;
@@ -68,7 +87,9 @@ fn format_lines(src: &[u8], lines: impl Iterator<Item = (PhysLine, Placement)>) 
                     out.push(b'\n');
                 }
                 out.extend_from_slice(text);
-                out.push(b'\n');
+                if newline {
+                    out.push(b'\n');
+                }
                 last = Last::Text;
                 blank_pending = false;
                 continue;
@@ -89,7 +110,7 @@ fn format_lines(src: &[u8], lines: impl Iterator<Item = (PhysLine, Placement)>) 
                 match lk.set {
                     // Only a set Valgrind accepts is respelt; anything else is kept byte for
                     // byte so that the loader's verdict cannot change.
-                    Some(set) if lk.list.end == line.text.end => {
+                    Some(set) if !kept_raw && lk.list.end == line.text.end => {
                         out.extend_from_slice(b"match-leak-kinds: ");
                         out.extend_from_slice(set.canonical().as_bytes());
                     }
@@ -101,7 +122,9 @@ fn format_lines(src: &[u8], lines: impl Iterator<Item = (PhysLine, Placement)>) 
                 out.extend_from_slice(text);
             }
         }
-        out.push(b'\n');
+        if newline {
+            out.push(b'\n');
+        }
         last = Last::Record;
         blank_pending = false;
     }
@@ -148,6 +171,28 @@ mod tests {
         let input =
             "{\n   a\n   Memcheck:Leak\n   match-leak-kinds: definite, possible\n   fun:f\n}\n";
         assert_eq!(fmt(input), input);
+    }
+
+    #[test]
+    fn valgrind_quirks_are_kept() {
+        // A final line without `\n` is read untrimmed and never as a comment (§1.1):
+        // adding the newline would change Valgrind's verdict, so it stays as it is.
+        assert_eq!(
+            fmt("{\nn\nMemcheck:Cond\nfun:f\n}  "),
+            "{\n   n\n   Memcheck:Cond\n   fun:f\n}  "
+        );
+        assert_eq!(fmt("# c"), "# c");
+        assert_eq!(
+            fmt("{\nn\nMemcheck:Cond\nfun:f\n}"),
+            "{\n   n\n   Memcheck:Cond\n   fun:f\n}\n"
+        );
+        // Trailing whitespace that reaches the line limit is kept (Valgrind aborts on it).
+        let long = format!(
+            "{{\nn\nMemcheck:Cond\nfun:f{}\n}}\n",
+            " ".repeat(VALGRIND_MAX_LINE)
+        );
+        let out = fmt(&long);
+        assert!(out.contains(&format!("   fun:f{}\n", " ".repeat(VALGRIND_MAX_LINE))));
     }
 
     #[test]

@@ -365,6 +365,10 @@ fn rule_docs_are_current() {
 fn formatter_output() {
     let src = std::fs::read(repo(&fixture("kitchen-sink.supp"))).expect("read");
     let formatted = vgsupp::supp::format_source(&src);
-    assert_eq!(vgsupp::supp::format_source(&formatted), formatted, "idempotent");
+    assert_eq!(
+        vgsupp::supp::format_source(&formatted),
+        formatted,
+        "idempotent"
+    );
     insta::assert_snapshot!(String::from_utf8(formatted).expect("utf-8"));
 }

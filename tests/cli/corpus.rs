@@ -76,7 +76,11 @@ fn compare(rows: &[Row]) -> (usize, Vec<String>) {
         let (v, line, msg) = our_verdict(&src, r.tool, r.num_callers);
         // `default-fatal`: the file under test loaded completely and Valgrind's own
         // default.supp failed after it (under --num-callers=1), so it counts as `ok`.
-        let expected = if r.verdict == "default-fatal" { "ok" } else { r.verdict.as_str() };
+        let expected = if r.verdict == "default-fatal" {
+            "ok"
+        } else {
+            r.verdict.as_str()
+        };
         let same = v == expected && (v != "fatal" || (line == r.line && msg == r.message));
         if same {
             agree += 1;

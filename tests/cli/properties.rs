@@ -359,7 +359,7 @@ proptest! {
     #[test]
     fn format_keeps_load_for_any_options(src in supp_file(), opts in prop_oneof![options(), small_num_callers()]) {
         let out = supp::format(&supp::parse(src.clone()));
-        prop(checks::check_same_load(&checks::tolerated_reference(&src), &out, opts))?;
+        prop(checks::check_same_load(&src, &out, opts))?;
     }
 
     /// The strict loader is the recovering loader cut at its verdict, and both are sane.
@@ -374,31 +374,6 @@ proptest! {
 
 // ---------------------------------------------------------------------------------------
 // Inputs found by fuzzing or review.
-
-/// Regression inputs that still fail [`checks::check_format_exact`], with the reason; the
-/// ignored test below replays them, the others are replayed by every test.
-const KNOWN_BUGS: &[(&str, &str)] = &[
-    (
-        "bug-long-line-trailing-space.supp",
-        "format strips trailing whitespace that makes a line reach 51200 stored characters, \
-         so a file Valgrind aborts on formats into one it loads",
-    ),
-    (
-        "bug-eof-comment.supp",
-        "format ends the file with `\\n`, so a last line `#c` that Valgrind reads as a line \
-         (it has no `\\n`) becomes a comment and the file loads",
-    ),
-    (
-        "bug-eof-hash.supp",
-        "the one-byte file `#` (found by the parse_format target): Valgrind reads it as a \
-         line, `expected '{' or end-of-file`; formatted, `#\\n` is a comment and loads",
-    ),
-    (
-        "bug-eof-trailing-space.supp",
-        "format trims a last line `}  ` without `\\n`, which Valgrind reads untrimmed, so \
-         a fatal file formats into one that loads",
-    ),
-];
 
 fn regression_files() -> Vec<std::path::PathBuf> {
     let dir = repo("tests/data/fuzz-regressions");
@@ -417,19 +392,9 @@ fn name_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Every check, for every tool, a few releases and `--num-callers` values; `exact`
-/// tolerates no known bug.
-fn check_all(src: &[u8], exact: bool) -> Result<(), String> {
-    let out = if exact {
-        checks::check_format_exact(src)?
-    } else {
-        checks::check_format(src)?
-    };
-    let reference = if exact {
-        src.to_vec()
-    } else {
-        checks::tolerated_reference(src)
-    };
+/// Every check, for every tool, a few releases and `--num-callers` values.
+fn check_all(src: &[u8]) -> Result<(), String> {
+    let out = checks::check_format(src)?;
     for tool in Tool::ALL {
         for minor in [14, 19, 22, 23, 25, 27] {
             for num_callers in [1, 2, 12, 500] {
@@ -441,40 +406,23 @@ fn check_all(src: &[u8], exact: bool) -> Result<(), String> {
                 };
                 checks::check_loader(src, opts)?;
                 checks::check_loader(&out, opts)?;
-                checks::check_same_load(&reference, &out, opts)?;
+                checks::check_same_load(src, &out, opts)?;
             }
         }
     }
     Ok(())
 }
 
+/// Every input found by fuzzing or review (including the formatter's former bugs with a
+/// last line without `\n` and with trailing whitespace at the 51200-character limit).
 #[test]
 fn fuzz_regressions_pass_every_check() {
     let mut failures = Vec::new();
     for path in regression_files() {
         let name = name_of(&path);
-        if KNOWN_BUGS.iter().any(|(n, _)| *n == name) {
-            continue;
-        }
         let src = std::fs::read(&path).expect("read regression file");
-        if let Err(e) = check_all(&src, false) {
+        if let Err(e) = check_all(&src) {
             failures.push(format!("{name}: {e}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
-#[test]
-#[ignore = "bug: `vgsupp fmt` changes what Valgrind loads for a last line without `\\n` \
-            (trimmed, or made a comment) and for a line whose trailing whitespace reaches the \
-            51200-character limit (see tests/data/fuzz-regressions/README.md)"]
-fn known_bug_regressions_pass_every_check() {
-    let mut failures = Vec::new();
-    for (name, why) in KNOWN_BUGS {
-        let src =
-            std::fs::read(repo(&format!("tests/data/fuzz-regressions/{name}"))).expect("read");
-        if let Err(e) = check_all(&src, true) {
-            failures.push(format!("{name} ({why}): {}", checks::show(e.as_bytes())));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Fill fuzz/corpus/<target>/ with seed inputs (fuzz/corpus is git-ignored; run before fuzzing).
+# Usage: fuzz/seed.sh [CORPUS_DIR]   (default: ../shared/corpus/supp next to the repository)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=${1:-$here/../../shared/corpus/supp}
+pf=$here/corpus/parse_format
+ld=$here/corpus/loader
+mkdir -p "$pf" "$ld"
+
+# A handful of real files under 4 KiB (the size the targets are run with).
+if [ -d "$src" ]; then
+  find "$src" -maxdepth 1 -type f -size -4k | LC_ALL=C sort | awk 'NR % 4 == 1' | head -n 30 |
+    while read -r f; do cp "$f" "$pf/real-$(basename "$f")"; done
+fi
+
+# Hand-written seeds for the loader's quirks (valgrind-semantics.md §1).
+w() { printf "$2" > "$pf/quirk-$1"; }
+w leak '{\n n\n Memcheck:Leak\n match-leak-kinds:\tpossible,,definite\n fun:malloc\n ...\n}\n'
+w leak-bad '{\n n\n Memcheck:Leak\n match-leak-kinds: definite, possible\n fun:f\n}\n'
+w leak-old '{\n n\n Memcheck:Leak\n fun:malloc\n}\n'
+w param '{\n n\n Memcheck:Param\n write(buf)\n fun:write\n}\n{\nm\nMemcheck:Param\nsrc:x.c\nfun:f\n}\n'
+w fishy '{\n n\n Memcheck:FishyValue\n malloc(size)junk\n fun:malloc\n}\n{\n m\n Memcheck:FishyValue\n fun:f\n}\n'
+w multi '{\n n\n Memcheck,Helgrind:Addr4\n src:f.c:11x\n}\n{\nh\nHelgrind:FreeMemLock\nobj:*\n}\n{\nd\ndrd:ConflictingAccess\nfun:f\n}\n'
+w core '{\n n\n CoreError:FdBadClose\n fun:close\n}\n{\n c\n core:X\n fun:f\n}\n'
+w skip '{\n n\n memcheck:Cond\n {\n garbage\n}\n# c\n{\n# c\n a\n\n Memcheck:Cond\n fun:f\n}'
+w crlf '{\r\n\ta\r\n  Memcheck:Value8\r\n   fun:f\r\n ...\r\n}\r\n'
+w errors '{\n}\n{\nn\nMemcheck\nfun:f\n}\n{\nn\nMemcheck:Addr4:x\n....\n}\n'
+w nul '{\n n\0x\n Memcheck:Cond\n fun:a\0b\n}\n'
+w cr-only '{\rn\rMemcheck:Cond\rfun:f\r}\r'
+w ellipsis '{\n n\n Memcheck:Cond\n ...\n ...\n fun:x\n}\n'
+w no-close '{\na\nMemcheck:Cond\nfun:f\n{\nb\nMemcheck:Cond\nfun:g\n}\n'
+
+# Loader seeds: 4 option bytes (tool, release, --num-callers lo, hi) before the file.
+i=0
+for f in "$pf"/*; do
+  opts=$(printf '\\x%02x\\x%02x\\x%02x\\x00' $((i % 3)) $((i % 14)) $(( (i * 7) % 20 )))
+  { printf "$opts"; cat "$f"; } > "$ld/$(basename "$f")"
+  i=$((i + 1))
+done
+echo "seeded $(ls "$pf" | wc -l) parse_format and $(ls "$ld" | wc -l) loader inputs"
