@@ -28,21 +28,37 @@ enum Last {
 /// Format a parsed file canonically.
 #[must_use]
 pub fn format(file: &SuppFile) -> Vec<u8> {
-    let lines = file.items.iter().flat_map(
-        |item| -> Box<dyn Iterator<Item = (PhysLine, Placement)> + '_> {
-            match item {
-                Item::Blank(l) => Box::new(std::iter::once((*l, Placement::Blank))),
-                Item::Comment(l) => Box::new(std::iter::once((*l, Placement::Comment))),
-                Item::Stray(l) => Box::new(std::iter::once((*l, Placement::Stray))),
-                Item::Record(r) => Box::new(
-                    r.lines
-                        .iter()
-                        .map(|rl| (rl.line, Placement::Record(rl.role.clone()))),
-                ),
-            }
-        },
-    );
-    format_lines(&file.source, lines)
+    format_lines(&file.source, file.items.iter().flat_map(ItemLines::new))
+}
+
+/// The lines of one model item with their placements (what [`classify`] would yield).
+enum ItemLines<'a> {
+    One(Option<(PhysLine, Placement)>),
+    Record(std::slice::Iter<'a, crate::supp::model::RecordLine>),
+}
+
+impl<'a> ItemLines<'a> {
+    fn new(item: &'a Item) -> Self {
+        match item {
+            Item::Blank(l) => Self::One(Some((*l, Placement::Blank))),
+            Item::Comment(l) => Self::One(Some((*l, Placement::Comment))),
+            Item::Stray(l) => Self::One(Some((*l, Placement::Stray))),
+            Item::Record(r) => Self::Record(r.lines.iter()),
+        }
+    }
+}
+
+impl Iterator for ItemLines<'_> {
+    type Item = (PhysLine, Placement);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Self::One(one) => one.take(),
+            Self::Record(it) => it
+                .next()
+                .map(|rl| (rl.line, Placement::Record(rl.role.clone()))),
+        }
+    }
 }
 
 /// Format `src` canonically without building the model: one streaming pass over
