@@ -7,7 +7,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's
 /// loader reads them.
 #[derive(Debug, Parser)]
-#[command(name = "vgsupp", version, about, long_about = None, propagate_version = true)]
+#[command(name = "vgsupp", version, long_about = None, propagate_version = true)]
+#[command(about = "Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's loader reads them")]
 #[command(
     after_help = "Examples:\n  vgsupp check examples/             lint every .supp/.sup file under examples/\n  vgsupp fmt --check suppressions/    fail (exit 1) and show a diff when a file is not formatted\n  vgsupp check --format sarif a.supp  SARIF 2.1.0 for code-scanning uploads\n  vgsupp check --explain VS106        what a diagnostic code means\n\nExit codes: 0 clean, 1 findings (errors, or files fmt --check would change), 2 could not run."
 )]
