@@ -9,4 +9,5 @@
 
 pub mod diagnostic;
 pub mod lint;
+pub mod logs;
 pub mod supp;

@@ -1,0 +1,8 @@
+//! Reading Valgrind's logs: text and XML, plain or gzip-compressed, detected by content.
+//! Readers stream: memory is bounded by one error, not by the log.
+
+pub mod record;
+pub mod text;
+pub mod xml;
+
+pub use record::{ErrorRecord, Frame, GenFrame, GenSuppression, LogFormat, LogItem, ReadError};

@@ -1,0 +1,220 @@
+//! What vgsupp reads from a Valgrind log: errors and loss records with their stacks, the
+//! `--gen-suppressions` block attached to each, and the run's facts (preamble, suppression
+//! files, `used_suppression` counts, summaries). Text and XML readers produce the same
+//! items (valgrind-semantics.md §3–§5).
+//!
+//! Names, paths and strings are bytes: Valgrind prints raw bytes.
+
+use crate::supp::kinds::Tool;
+use crate::supp::model::LeakKind;
+
+/// Which format a log is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogFormat {
+    /// Valgrind's text output (`==PID==` lines).
+    Text,
+    /// `--xml=yes` output (protocol 4, 5 or 6).
+    Xml,
+}
+
+/// One stack frame as printed (`at 0xADDR: fn (file:line)` / `<frame>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Frame {
+    /// The instruction pointer.
+    pub ip: Option<u64>,
+    /// The function name as printed: demangled in text logs and in XML without
+    /// `--demangle=no`; `None` for `???`.
+    pub fun: Option<Vec<u8>>,
+    /// The object (full path), when printed: text logs print it only when file and line
+    /// are unknown (`(in /path/obj)`); XML prints it whenever it is known.
+    pub obj: Option<Vec<u8>>,
+    /// The directory of the source file (XML `<dir>`, or text with `--fullpath-after`).
+    pub dir: Option<Vec<u8>>,
+    /// The source file name as printed (`file.c`, or `dir/file.c` with `--fullpath-after`).
+    pub file: Option<Vec<u8>>,
+    /// The source line.
+    pub line: Option<u32>,
+}
+
+/// A frame of a `--gen-suppressions` block: what Valgrind's matcher sees for that frame.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum GenFrame {
+    /// `fun:NAME`: mangled, Z-demangled, below-main renamed, or the inlined `DW_AT_name`.
+    Fun(Vec<u8>),
+    /// `obj:PATH` (function unknown, object known), or `obj:*` (nothing known).
+    Obj(Vec<u8>),
+}
+
+/// The `--gen-suppressions=all` block printed for an error (§3).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct GenSuppression {
+    /// `Tool:Kind`, e.g. `Memcheck:Leak`.
+    pub kind_line: Vec<u8>,
+    /// The extra line (`write(buf)`, `match-leak-kinds: definite`, `malloc(size)`), if any.
+    pub extra: Option<Vec<u8>>,
+    /// The frames, top first.
+    pub frames: Vec<GenFrame>,
+}
+
+/// A loss record's facts (`N bytes in M blocks are definitely lost in loss record i of n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LossRecord {
+    /// The leak kind.
+    pub kind: LeakKind,
+    /// Bytes, direct + indirect.
+    pub bytes: u64,
+    /// Blocks.
+    pub blocks: u64,
+    /// `i` of "loss record i of n".
+    pub index: u64,
+    /// `n` of "loss record i of n".
+    pub total: u64,
+}
+
+/// A secondary stack: aux (`Address … is … alloc'd`, `Block was alloc'd at`) or origin
+/// (`Uninitialised value was created by …`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct AuxStack {
+    /// The line introducing it, without prefix and leading space.
+    pub what: String,
+    /// Its frames (may be empty, e.g. `Address 0x… is not stack'd, malloc'd or free'd`).
+    pub stack: Vec<Frame>,
+    /// Whether this is the origin of an uninitialised value (`--track-origins=yes`).
+    pub origin: bool,
+}
+
+/// One error or loss record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorRecord {
+    /// 1-based line of the error's first line (text), or of its `<error>` element (XML).
+    pub line: u64,
+    /// The process that reported it.
+    pub pid: Option<u32>,
+    /// The tool that reported it (from the preamble or `<protocoltool>`).
+    pub tool: Option<Tool>,
+    /// The suppression kind that matches it (`Addr4`, `Leak`, `Param`, `Race`,
+    /// `ConflictingAccess`, `FdNotClosed`, …); for Memcheck as in `MC_(get_error_name)`.
+    pub kind: String,
+    /// XML `<kind>` (`InvalidRead`, `Leak_DefinitelyLost`, …), when read from XML.
+    pub xml_kind: Option<String>,
+    /// The header text (`Invalid read of size 4`) or XML `<what>`/`<xwhat><text>`.
+    pub what: String,
+    /// Access size for `AddrN`/`ValueN`.
+    pub size: Option<u32>,
+    /// The `Param` string (`write(buf)`).
+    pub param: Option<Vec<u8>>,
+    /// `FishyValue` function and argument.
+    pub fishy: Option<(Vec<u8>, Vec<u8>)>,
+    /// Loss-record facts for leaks.
+    pub leak: Option<LossRecord>,
+    /// Thread id (XML `<tid>`, text `Thread N:`), when known.
+    pub tid: Option<u32>,
+    /// The error's stack as printed (top first).
+    pub stack: Vec<Frame>,
+    /// Aux and origin stacks, in order.
+    pub aux: Vec<AuxStack>,
+    /// The `--gen-suppressions` block printed for it, if any.
+    pub suppression: Option<GenSuppression>,
+    /// XML `<unique>`.
+    pub unique: Option<u64>,
+}
+
+/// A `used_suppression` line (`-v`/`-s` text logs) or a `<suppcounts>` pair (XML).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsedSuppression {
+    /// The process.
+    pub pid: Option<u32>,
+    /// How often it was the first match.
+    pub count: u64,
+    /// The rule name (raw; may contain spaces, `:` and `#`).
+    pub name: Vec<u8>,
+    /// The suppression file, as given to `--suppressions` (text 3.9+ only).
+    pub file: Option<Vec<u8>>,
+    /// The line of the rule's name in that file (text 3.9+ only).
+    pub line: Option<u32>,
+    /// For leak rules in text logs: ` suppressed: B bytes in K blocks`.
+    pub leak: Option<(u64, u64)>,
+}
+
+/// `ERROR SUMMARY: E errors from C contexts (suppressed: S from SC)` (or XML 3.26+
+/// `<error_summary>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorSummary {
+    /// The process.
+    pub pid: Option<u32>,
+    /// E.
+    pub errors: u64,
+    /// C.
+    pub contexts: u64,
+    /// S.
+    pub suppressed: u64,
+    /// SC.
+    pub suppressed_contexts: u64,
+}
+
+/// The facts of a process's preamble.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preamble {
+    /// The process.
+    pub pid: Option<u32>,
+    /// Parent PID.
+    pub ppid: Option<u32>,
+    /// The tool.
+    pub tool: Option<Tool>,
+    /// Valgrind's version string (`3.19.0`), from `Using Valgrind-3.19.0…`.
+    pub valgrind_version: Option<String>,
+    /// `Command: …`.
+    pub command: Option<String>,
+    /// Command-line options to Valgrind, when printed (`-v` text logs, XML `<vargv>`).
+    pub options: Vec<String>,
+}
+
+/// Something read from a log, in log order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogItem {
+    /// A process's preamble (text: once its `Command:` line has been read).
+    Preamble(Preamble),
+    /// `Reading suppressions file: PATH` (text `-v`) or an XML `--suppressions=` argument.
+    SuppressionFile {
+        /// The process.
+        pid: Option<u32>,
+        /// The path as given.
+        path: Vec<u8>,
+    },
+    /// An error or a loss record.
+    Error(ErrorRecord),
+    /// A used-suppression count.
+    Used(UsedSuppression),
+    /// An error summary.
+    Summary(ErrorSummary),
+    /// Valgrind stopped: `FATAL: …`, `valgrind: … Assertion … failed`, or a fatal signal.
+    Fatal {
+        /// The process.
+        pid: Option<u32>,
+        /// 1-based line.
+        line: u64,
+        /// The message.
+        message: String,
+    },
+    /// Something in the log was not understood or stops early (truncated log); never fatal.
+    Warning {
+        /// 1-based line.
+        line: u64,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// Why a log could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// An I/O error.
+    #[error("{path}: {source}")]
+    Io {
+        /// The log.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}

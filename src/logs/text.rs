@@ -1,0 +1,1 @@
+//! Text logs (see mod docs).

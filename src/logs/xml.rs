@@ -1,0 +1,1 @@
+//! XML logs (see mod docs).
