@@ -10,4 +10,5 @@
 pub mod diagnostic;
 pub mod lint;
 pub mod logs;
+pub mod matcher;
 pub mod supp;

@@ -170,6 +170,8 @@ pub struct Preamble {
 }
 
 /// Something read from a log, in log order.
+// Errors are nearly every item a log yields: boxing them would add an allocation each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogItem {
     /// A process's preamble (text: once its `Command:` line has been read).

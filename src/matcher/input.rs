@@ -1,0 +1,160 @@
+//! What the matcher compares a rule with: an error's kind data and its frame sequence, built
+//! from what a log shows (valgrind-semantics.md §2.4, §7.3).
+//!
+//! Valgrind matches mangled names, full resolved object paths and source file names. A
+//! `--gen-suppressions` block gives exactly the names Valgrind matches; XML written with
+//! `--demangle=no` gives them too; a plain text log shows demangled names and objects only
+//! for frames without line info. Whatever the log does not show is [`Known::Unknown`], and a
+//! verdict that depends on it is approximate.
+
+use crate::logs::record::{ErrorRecord, GenFrame};
+use crate::supp::model::LeakKind;
+
+/// A fact about a frame that the log may or may not show.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Known<T> {
+    /// Shown.
+    Yes(T),
+    /// Not shown by this log.
+    Unknown,
+}
+
+/// The source location Valgrind's `src:` lookup finds for a frame.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SrcInfo {
+    /// File name (no directory) and line.
+    At(Vec<u8>, u32),
+    /// The frame has no line info: `src:` never matches it (§2.5, U5).
+    None,
+}
+
+/// One frame of the matcher's input.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InputFrame {
+    /// The function name as Valgrind's matcher sees it (`???` when unknown).
+    pub fun: Known<Vec<u8>>,
+    /// The object's full path (`???` when unknown).
+    pub obj: Known<Vec<u8>>,
+    /// Where `src:` looks.
+    pub src: Known<SrcInfo>,
+}
+
+/// The kind data a rule's kind check needs (§2.6).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorKind {
+    /// The suppression kind name (`Addr4`, `Leak`, `Race`, …).
+    pub kind: String,
+    /// Leak kind of a loss record.
+    pub leak: Option<LeakKind>,
+    /// Param string.
+    pub param: Option<Vec<u8>>,
+    /// FishyValue function and argument.
+    pub fishy: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// An error prepared for matching.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MatchInput {
+    /// Kind data.
+    pub kind: ErrorKind,
+    /// Frames, top first.
+    pub frames: Vec<InputFrame>,
+    /// Valgrind's input continues past the last frame shown (the log cuts stacks after
+    /// `main`/`(below main)`), so a rule needing more frames is undecided, not unmatched.
+    pub open_ended: bool,
+    /// Function names come from a demangled display (no gen block, no `--demangle=no`).
+    pub demangled_names: bool,
+}
+
+/// A name that Valgrind would print the same mangled or demangled: a plain C identifier
+/// (or `???`, `(below main)`).
+fn c_like(name: &[u8]) -> bool {
+    name == b"???"
+        || name == b"(below main)"
+        || name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'@')
+}
+
+fn basename(path: &[u8]) -> Vec<u8> {
+    path.rsplit(|&b| b == b'/').next().unwrap_or(path).to_vec()
+}
+
+impl MatchInput {
+    /// Prepare `err`. `names_mangled` says whether the stack's function names are the
+    /// matcher's (XML with `--demangle=no`); the gen block's names always are.
+    #[must_use]
+    pub fn from_record(err: &ErrorRecord, names_mangled: bool) -> Self {
+        let kind = ErrorKind {
+            kind: err.kind.clone(),
+            leak: err.leak.map(|l| l.kind),
+            param: err.param.clone(),
+            fishy: err.fishy.clone(),
+        };
+        let src_of = |i: usize| -> Known<SrcInfo> {
+            match err.stack.get(i) {
+                Some(f) => match (&f.file, f.line) {
+                    (Some(file), Some(line)) => Known::Yes(SrcInfo::At(basename(file), line)),
+                    _ => Known::Yes(SrcInfo::None),
+                },
+                None => Known::Unknown,
+            }
+        };
+        let obj_of = |i: usize| -> Known<Vec<u8>> {
+            match err.stack.get(i) {
+                Some(f) => match &f.obj {
+                    Some(o) => Known::Yes(o.clone()),
+                    // XML prints the object whenever it is known; text only without line info.
+                    None if err.xml_kind.is_some() => Known::Yes(b"???".to_vec()),
+                    None if f.file.is_none() => Known::Yes(b"???".to_vec()),
+                    None => Known::Unknown,
+                },
+                None => Known::Unknown,
+            }
+        };
+        let mut demangled_names = false;
+        let frames: Vec<InputFrame> = match &err.suppression {
+            Some(block) if !block.frames.is_empty() => {
+                let aligned = block.frames.len() == err.stack.len();
+                block.frames
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| match g {
+                        GenFrame::Fun(name) => InputFrame {
+                            fun: Known::Yes(name.clone()),
+                            obj: if aligned { obj_of(i) } else { Known::Unknown },
+                            src: if aligned { src_of(i) } else { Known::Unknown },
+                        },
+                        GenFrame::Obj(path) => InputFrame {
+                            fun: Known::Yes(b"???".to_vec()),
+                            obj: Known::Yes(if path.as_slice() == b"*" { b"???".to_vec() } else { path.clone() }),
+                            src: if aligned { src_of(i) } else { Known::Unknown },
+                        },
+                    })
+                    .collect()
+            }
+            _ => err
+                .stack
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let fun = match &f.fun {
+                        None => Known::Yes(b"???".to_vec()),
+                        Some(n) if names_mangled || c_like(n) => Known::Yes(n.clone()),
+                        Some(_) => {
+                            demangled_names = true;
+                            Known::Unknown
+                        }
+                    };
+                    InputFrame { fun, obj: obj_of(i), src: src_of(i) }
+                })
+                .collect(),
+        };
+        let open_ended = match (&err.suppression, err.stack.last()) {
+            (Some(block), _) if !block.frames.is_empty() => {
+                matches!(block.frames.last(), Some(GenFrame::Fun(n)) if n == b"main" || n == b"(below main)")
+            }
+            (_, Some(f)) => matches!(f.fun.as_deref(), Some(b"main" | b"(below main)")),
+            _ => false,
+        };
+        Self { kind, frames, open_ended, demangled_names }
+    }
+}

@@ -1,0 +1,257 @@
+//! Stack matching (`VG_(generic_match)` in prefix mode, valgrind-semantics.md §2.3): `...`
+//! matches zero or more frames anywhere; once the pattern is used up the rest of the input is
+//! accepted; a pattern longer than the input does not match. With facts the log does not
+//! show, a comparison can be undecided, so matching is three-valued.
+
+use crate::matcher::input::{InputFrame, Known, MatchInput, SrcInfo};
+use crate::matcher::rule::Pattern;
+
+/// A three-valued verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Truth {
+    /// Does not match.
+    No,
+    /// The log does not show enough to decide.
+    Unknown,
+    /// Matches.
+    Yes,
+}
+
+impl Truth {
+    const fn and(self, other: Self) -> Self {
+        if (self as u8) < (other as u8) { self } else { other }
+    }
+    const fn or(self, other: Self) -> Self {
+        if (self as u8) > (other as u8) { self } else { other }
+    }
+    fn of(b: bool) -> Self {
+        if b { Self::Yes } else { Self::No }
+    }
+}
+
+/// Compare one pattern frame with one input frame (§2.5).
+#[must_use]
+pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
+    match p {
+        Pattern::Ellipsis => Truth::Yes,
+        Pattern::Fun(g) => match &f.fun {
+            Known::Yes(name) => Truth::of(g.matches(name)),
+            // `*` matches whatever the name is.
+            Known::Unknown if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+            Known::Unknown => Truth::Unknown,
+        },
+        Pattern::Obj(g) => match &f.obj {
+            Known::Yes(path) => Truth::of(g.matches(path)),
+            Known::Unknown if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+            Known::Unknown => Truth::Unknown,
+        },
+        Pattern::Src(g, line) => match &f.src {
+            Known::Yes(SrcInfo::At(file, l)) => Truth::of(g.matches(file) && (*line == 0 || line == l)),
+            Known::Yes(SrcInfo::None) => Truth::No,
+            Known::Unknown => Truth::Unknown,
+        },
+    }
+}
+
+/// Whether `pattern` matches `input` as a prefix.
+#[must_use]
+pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
+    let n = input.frames.len();
+    let m = pattern.len();
+    // best[p][i]: verdict of pattern[p..] against input[i..]; computed backwards.
+    let width = n + 1;
+    let mut best = vec![Truth::No; (m + 1) * width];
+    for i in 0..=n {
+        best[m * width + i] = Truth::Yes;
+    }
+    for p in (0..m).rev() {
+        for i in (0..=n).rev() {
+            let v = match &pattern[p] {
+                Pattern::Ellipsis => {
+                    let zero = best[(p + 1) * width + i];
+                    let more = if i < n {
+                        best[p * width + i + 1]
+                    } else if input.open_ended {
+                        Truth::Unknown.and(best[(p + 1) * width + i])
+                    } else {
+                        Truth::No
+                    };
+                    zero.or(more)
+                }
+                frame => {
+                    if i < n {
+                        frame_matches(frame, &input.frames[i]).and(best[(p + 1) * width + i + 1])
+                    } else if input.open_ended {
+                        // Valgrind sees frames the log hides below `main`.
+                        Truth::Unknown
+                    } else {
+                        Truth::No
+                    }
+                }
+            };
+            best[p * width + i] = v;
+        }
+    }
+    best[0]
+}
+
+/// Explain, frame by frame, how `pattern` meets `input`: one line per step of the best path
+/// found, ending where it stops matching when it does not match.
+#[must_use]
+pub fn explain(pattern: &[Pattern], input: &MatchInput, show: impl Fn(&Pattern) -> String) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut p, mut i) = (0, 0);
+    let n = input.frames.len();
+    let describe = |f: &InputFrame| -> String {
+        let k = |x: &Known<Vec<u8>>| match x {
+            Known::Yes(v) => String::from_utf8_lossy(v).into_owned(),
+            Known::Unknown => "(not shown in the log)".to_owned(),
+        };
+        let src = match &f.src {
+            Known::Yes(SrcInfo::At(file, line)) => format!("{}:{line}", String::from_utf8_lossy(file)),
+            Known::Yes(SrcInfo::None) => "no line info".to_owned(),
+            Known::Unknown => "(not shown)".to_owned(),
+        };
+        format!("fun {} | obj {} | src {}", k(&f.fun), k(&f.obj), src)
+    };
+    while p < pattern.len() {
+        let pat = &pattern[p];
+        if matches!(pat, Pattern::Ellipsis) {
+            // Take as few frames as possible, like Valgrind's frugal star.
+            let mut skip = 0;
+            while i + skip <= n && stack_matches(&pattern[p + 1..], &sub(input, i + skip)) == Truth::No {
+                skip += 1;
+            }
+            if i + skip > n {
+                out.push(format!("pattern {}: `...` — no way to continue matching after frame {i}", p + 1));
+                return out;
+            }
+            out.push(format!("pattern {}: `...` skips {skip} frame(s) ({}..{})", p + 1, i, i + skip));
+            i += skip;
+            p += 1;
+            continue;
+        }
+        if i >= n {
+            let why = if input.open_ended {
+                "the log hides the frames below main: Valgrind's verdict is unknown from here"
+            } else {
+                "the error has no more frames: no match"
+            };
+            out.push(format!("pattern {}: `{}` — {why}", p + 1, show(pat)));
+            return out;
+        }
+        let t = frame_matches(pat, &input.frames[i]);
+        let mark = match t {
+            Truth::Yes => "matches",
+            Truth::No => "does NOT match",
+            Truth::Unknown => "cannot be decided from this log for",
+        };
+        out.push(format!("pattern {}: `{}` {mark} frame {i} ({})", p + 1, show(pat), describe(&input.frames[i])));
+        if t == Truth::No {
+            return out;
+        }
+        p += 1;
+        i += 1;
+    }
+    out.push("pattern used up: the rule matches (Valgrind matches prefixes)".to_owned());
+    out
+}
+
+fn sub(input: &MatchInput, from: usize) -> MatchInput {
+    MatchInput {
+        kind: input.kind.clone(),
+        frames: input.frames[from.min(input.frames.len())..].to_vec(),
+        open_ended: input.open_ended,
+        demangled_names: input.demangled_names,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::wildcard::Glob;
+
+    fn frame(fun: &str, obj: &str, src: Option<(&str, u32)>) -> InputFrame {
+        InputFrame {
+            fun: Known::Yes(fun.as_bytes().to_vec()),
+            obj: Known::Yes(obj.as_bytes().to_vec()),
+            src: Known::Yes(src.map_or(SrcInfo::None, |(f, l)| SrcInfo::At(f.as_bytes().to_vec(), l))),
+        }
+    }
+
+    /// The reference error `errs read` of valgrind-semantics.md §8 (12 input frames).
+    fn errs_read() -> MatchInput {
+        let o = "/src/demo/errs";
+        let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+        let mut frames = vec![
+            frame("leaf_read", o, Some(("errs.c", 11))),
+            frame("mid_read", o, Some(("errs.c", 12))),
+            frame("top_read", o, Some(("errs.c", 13))),
+            frame("main", o, Some(("errs.c", 20))),
+            frame("(below main)", libc, Some(("libc_start_call_main.h", 58))),
+            frame("__libc_start_main@@GLIBC_2.34", libc, None),
+            frame("(below main)", o, None),
+        ];
+        frames.extend((0..5).map(|_| frame("???", "???", None)));
+        MatchInput { frames, ..MatchInput::default() }
+    }
+
+    fn pats(spec: &[&str]) -> Vec<Pattern> {
+        spec.iter()
+            .map(|s| match s.split_once(':') {
+                _ if *s == "..." => Pattern::Ellipsis,
+                Some(("fun", p)) => Pattern::Fun(Glob::new(p.as_bytes())),
+                Some(("obj", p)) => Pattern::Obj(Glob::new(p.as_bytes())),
+                Some(("src", p)) => {
+                    let (f, l) = p.split_once(':').map_or((p, 0), |(f, l)| (f, l.parse().unwrap_or(0)));
+                    Pattern::Src(Glob::new(f.as_bytes()), l)
+                }
+                _ => panic!("bad spec {s}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cases_from_section_8() {
+        let e = errs_read();
+        let yes = |s: &[&str]| assert_eq!(stack_matches(&pats(s), &e), Truth::Yes, "{s:?}");
+        let no = |s: &[&str]| assert_eq!(stack_matches(&pats(s), &e), Truth::No, "{s:?}");
+        yes(&["fun:leaf_read", "fun:mid_read", "fun:top_read", "fun:main"]); // M01
+        yes(&["fun:leaf_read", "fun:mid_read"]); // M02
+        no(&["fun:mid_read", "fun:top_read"]); // M03
+        yes(&["...", "fun:mid_read"]); // M04
+        yes(&["fun:leaf_read", "..."]); // M05
+        yes(&["...", "fun:main"]); // M06
+        yes(&["fun:leaf_read", "fun:mid_read", "fun:top_read", "fun:main", "fun:(below main)"]); // M07
+        no(&["fun:leaf_read", "fun:mid_read", "fun:top_read", "fun:main", "fun:__libc_start_call_main"]); // M08
+        no(&["...", "fun:zzz"]); // M10
+        yes(&["obj:/src/demo/errs"]); // M14
+        no(&["obj:errs"]); // M15
+        yes(&["src:errs.c:11"]); // M19
+        yes(&["src:errs.c"]); // M20
+        no(&["src:errs.c:12"]); // M21
+        no(&["src:/src/demo/errs.c:11"]); // M22
+        yes(&["...", "...", "fun:top_read", "...", "..."]); // M25
+        yes(&["obj:*", "fun:mid_read"]); // M26
+        no(&["fun:???"]); // M27
+        let mut b3 = vec!["...", "fun:main", "fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34", "fun:(below main)"];
+        b3.extend(["obj:*"; 5]);
+        yes(&b3); // B3
+        b3.push("obj:*");
+        no(&b3); // B4: 13 > 12 frames
+        no(&["...", "fun:main", "fun:(below main)", "fun:__libc_start_main"]); // B5
+    }
+
+    #[test]
+    fn hidden_frames_make_verdicts_unknown() {
+        let mut e = errs_read();
+        e.frames.truncate(4); // what the log shows: up to main
+        e.open_ended = true;
+        assert_eq!(stack_matches(&pats(&["...", "fun:main"]), &e), Truth::Yes);
+        assert_eq!(stack_matches(&pats(&["...", "fun:main", "fun:(below main)"]), &e), Truth::Unknown);
+        assert_eq!(stack_matches(&pats(&["fun:leaf_read", "fun:zzz", "fun:x"]), &e), Truth::No);
+        assert_eq!(stack_matches(&pats(&["...", "fun:zzz"]), &e), Truth::Unknown);
+        let lines = explain(&pats(&["fun:leaf_read", "fun:zzz"]), &e, |p| format!("{p:?}"));
+        assert!(lines.last().is_some_and(|l| l.contains("does NOT match")), "{lines:?}");
+    }
+}
