@@ -86,7 +86,8 @@ impl RuleSet {
         stack::stack_matches(&rule.frames, input)
     }
 
-    /// Every rule that matches `input` (for analysis, not attribution), in load order.
+    /// Every rule that matches `input` or may match it (verdict not [`Truth::No`]), for
+    /// analysis and for attribution, in load order.
     #[must_use]
     pub fn all_matches(&self, tool: Tool, input: &MatchInput) -> Vec<(u32, Truth)> {
         self.candidates(tool, input)
@@ -131,11 +132,18 @@ impl<'a> Replay<'a> {
 
     /// Attribute one error.
     pub fn attribute(&mut self, tool: Tool, input: &MatchInput) -> Verdict {
-        let mut cands = self.set.candidates(tool, input);
-        cands.sort_by_key(|&id| self.position[id as usize]);
+        let matches = self.set.all_matches(tool, input);
+        self.attribute_matches(&matches)
+    }
+
+    /// Attribute one error from its precomputed [`RuleSet::all_matches`] (which can be
+    /// computed in parallel, since only the choice among them depends on the search order).
+    pub fn attribute_matches(&mut self, matches: &[(u32, Truth)]) -> Verdict {
+        let mut cands: Vec<(i64, u32, Truth)> = matches.iter().map(|&(id, t)| (self.position[id as usize], id, t)).collect();
+        cands.sort_unstable();
         let mut approximate = false;
-        for id in cands {
-            match self.set.rule_matches(id, input) {
+        for (_, id, truth) in cands {
+            match truth {
                 Truth::Yes => {
                     self.hits[id as usize] += 1;
                     self.next_front -= 1;

@@ -57,42 +57,57 @@ pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
 #[must_use]
 pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
     let n = input.frames.len();
-    let m = pattern.len();
-    // best[p][i]: verdict of pattern[p..] against input[i..]; computed backwards.
-    let width = n + 1;
-    let mut best = vec![Truth::No; (m + 1) * width];
-    for i in 0..=n {
-        best[m * width + i] = Truth::Yes;
-    }
-    for p in (0..m).rev() {
-        for i in (0..=n).rev() {
-            let v = match &pattern[p] {
-                Pattern::Ellipsis => {
-                    let zero = best[(p + 1) * width + i];
-                    let more = if i < n {
-                        best[p * width + i + 1]
-                    } else if input.open_ended {
-                        Truth::Unknown.and(best[(p + 1) * width + i])
-                    } else {
-                        Truth::No
-                    };
-                    zero.or(more)
-                }
-                frame => {
-                    if i < n {
-                        frame_matches(frame, &input.frames[i]).and(best[(p + 1) * width + i + 1])
-                    } else if input.open_ended {
-                        // Valgrind sees frames the log hides below `main`.
-                        Truth::Unknown
-                    } else {
-                        Truth::No
-                    }
-                }
+    if !pattern.iter().any(|p| matches!(p, Pattern::Ellipsis)) {
+        // No `...`: one frame against one frame, stopping at the first mismatch.
+        let mut verdict = Truth::Yes;
+        for (i, p) in pattern.iter().enumerate() {
+            let t = match input.frames.get(i) {
+                Some(f) => frame_matches(p, f),
+                None if input.open_ended => Truth::Unknown,
+                None => Truth::No,
             };
-            best[p * width + i] = v;
+            verdict = verdict.and(t);
+            if verdict == Truth::No || i >= n {
+                return verdict;
+            }
         }
+        return verdict;
     }
-    best[0]
+    let mut memo = vec![None; (pattern.len() + 1) * (n + 1)];
+    go(pattern, input, 0, 0, &mut memo)
+}
+
+/// The verdict of `pattern[p..]` against `input.frames[i..]`, memoised (Valgrind's frugal
+/// star: zero frames first, then one more).
+fn go(pattern: &[Pattern], input: &MatchInput, p: usize, i: usize, memo: &mut [Option<Truth>]) -> Truth {
+    let n = input.frames.len();
+    let Some(pat) = pattern.get(p) else { return Truth::Yes };
+    let key = p * (n + 1) + i;
+    if let Some(t) = memo[key] {
+        return t;
+    }
+    let v = if matches!(pat, Pattern::Ellipsis) {
+        let zero = go(pattern, input, p + 1, i, memo);
+        if zero == Truth::Yes {
+            zero
+        } else if i < n {
+            zero.or(go(pattern, input, p, i + 1, memo))
+        } else if input.open_ended {
+            zero.or(Truth::Unknown)
+        } else {
+            zero
+        }
+    } else if i < n {
+        let here = frame_matches(pat, &input.frames[i]);
+        if here == Truth::No { here } else { here.and(go(pattern, input, p + 1, i + 1, memo)) }
+    } else if input.open_ended {
+        // Valgrind sees frames the log hides below `main`.
+        Truth::Unknown
+    } else {
+        Truth::No
+    };
+    memo[key] = Some(v);
+    v
 }
 
 /// Explain, frame by frame, how `pattern` meets `input`: one line per step of the best path
