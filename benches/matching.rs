@@ -1,6 +1,8 @@
 //! Matching scale: 10,000 rules × 1,000,000 error stacks (target < 5 s on the 2-core
 //! machine, PRODUCT.md §7). A plain timing harness: one pass, printed.
 
+#![allow(clippy::print_stdout)]
+
 use std::hint::black_box;
 
 use rayon::prelude::*;
@@ -32,7 +34,10 @@ fn fun_name(i: u64) -> String {
 }
 
 fn obj_name(i: u64) -> String {
-    format!("/opt/lib/python3.11/site-packages/torch/lib/libtorch_{}.so", i % 40)
+    format!(
+        "/opt/lib/python3.11/site-packages/torch/lib/libtorch_{}.so",
+        i % 40
+    )
 }
 
 fn rules(n: usize, rng: &mut Rng) -> String {
@@ -77,7 +82,16 @@ fn inputs(n: usize, rng: &mut Rng) -> Vec<MatchInput> {
                 })
                 .collect();
             let leak = (kind == "Leak").then_some(vgsupp::supp::model::LeakKind::Definite);
-            MatchInput { kind: ErrorKind { kind: kind.to_owned(), leak, ..ErrorKind::default() }, frames, open_ended: false, demangled_names: false }
+            MatchInput {
+                kind: ErrorKind {
+                    kind: kind.to_owned(),
+                    leak,
+                    ..ErrorKind::default()
+                },
+                frames,
+                open_ended: false,
+                demangled_names: false,
+            }
         })
         .collect()
 }
@@ -85,18 +99,26 @@ fn inputs(n: usize, rng: &mut Rng) -> Vec<MatchInput> {
 fn main() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let text = rules(10_000, &mut rng);
-    let set = RuleSet::load(vec![RuleFile { path: "bench.supp".into(), source: text.into_bytes() }], &[Tool::Memcheck], Version::default(), 500)
-        .expect("generated rules load");
+    let set = RuleSet::load(
+        vec![RuleFile {
+            path: "bench.supp".into(),
+            source: text.into_bytes(),
+        }],
+        &[Tool::Memcheck],
+        Version::default(),
+        500,
+    )
+    .expect("generated rules load");
     let mut stacks = inputs(100_000, &mut rng);
     // Make some errors match: copy a rule's literal frames into a stack now and then.
     for (i, s) in stacks.iter_mut().enumerate().step_by(7) {
         let r = &set.rules[i % set.rules.len()];
         s.kind.kind = String::from_utf8_lossy(&r.kind).into_owned();
         for (f, p) in s.frames.iter_mut().zip(&r.frames) {
-            if let vgsupp::matcher::rule::Pattern::Fun(g) = p {
-                if g.is_literal() {
-                    f.fun = Known::Yes(g.as_bytes().to_vec());
-                }
+            if let vgsupp::matcher::rule::Pattern::Fun(g) = p
+                && g.is_literal()
+            {
+                f.fun = Known::Yes(g.as_bytes().to_vec());
             }
         }
     }
@@ -108,7 +130,10 @@ fn main() {
     // the search order, runs in log order.
     for _ in 0..10 {
         for chunk in stacks.chunks(4096) {
-            let matches: Vec<_> = chunk.par_iter().map(|s| set.all_matches(Tool::Memcheck, black_box(s))).collect();
+            let matches: Vec<_> = chunk
+                .par_iter()
+                .map(|s| set.all_matches(Tool::Memcheck, black_box(s)))
+                .collect();
             for m in &matches {
                 if replay.attribute_matches(m).suppressed_by.is_some() {
                     suppressed += 1;

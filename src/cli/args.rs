@@ -8,7 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// loader reads them.
 #[derive(Debug, Parser)]
 #[command(name = "vgsupp", version, long_about = None, propagate_version = true)]
-#[command(about = "Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's loader reads them")]
+#[command(
+    about = "Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's loader reads them"
+)]
 #[command(
     after_help = "Examples:\n  vgsupp check examples/             lint every .supp/.sup file under examples/\n  vgsupp fmt --check suppressions/    fail (exit 1) and show a diff when a file is not formatted\n  vgsupp check --format sarif a.supp  SARIF 2.1.0 for code-scanning uploads\n  vgsupp check --explain VS106        what a diagnostic code means\n\nExit codes: 0 clean, 1 findings (errors, or files fmt --check would change), 2 could not run."
 )]
@@ -55,6 +57,9 @@ pub enum Command {
     /// Check suppression files: what Valgrind refuses (VS1xx), silently ignores (VS2xx)
     /// and style (VS9xx).
     Check(CheckArgs),
+    /// Replay logs against suppression files: which rule (if any) hides each error, with
+    /// Valgrind's first-match semantics, and per-rule hit counts.
+    Match(MatchArgs),
     /// Print shell completions.
     Completions {
         /// The shell.
@@ -136,4 +141,41 @@ pub enum ToolArg {
     Helgrind,
     /// DRD.
     Drd,
+}
+
+/// `vgsupp match`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// A suppression file or directory; repeat `-s` for several, in `--suppressions` order.
+    #[arg(
+        short = 's',
+        long = "suppressions",
+        value_name = "SUPP",
+        required = true
+    )]
+    pub suppressions: Vec<PathBuf>,
+    /// Valgrind logs (text or XML, plain or gzip) or directories of logs.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MatchFormat::Human)]
+    pub format: MatchFormat,
+    /// Show frame by frame why this rule (name, or FILE:LINE) matches each error or not.
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
+    /// The Valgrind release whose rules apply (3.14 … 3.27).
+    #[arg(long, value_name = "VERSION", default_value = "3.27")]
+    pub valgrind: String,
+    /// Valgrind's --num-callers when the logs were recorded.
+    #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub num_callers: u32,
+}
+
+/// `--format` values of `match`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatchFormat {
+    /// One line per error, then rule hits.
+    Human,
+    /// The stable JSON contract.
+    Json,
 }

@@ -56,6 +56,12 @@ pub fn collect(paths: &[PathBuf], globs: &[String]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Log files: explicit files as given; directories walked for every regular file (sorted),
+/// skipping hidden directories.
+pub fn collect_logs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    collect(paths, &["*".to_owned()])
+}
+
 fn glob_set(globs: &[String]) -> Result<GlobSet> {
     let mut b = GlobSetBuilder::new();
     if globs.is_empty() {

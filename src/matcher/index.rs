@@ -67,10 +67,23 @@ struct Anchors {
 
 impl Anchors {
     fn add(&mut self, p: &Pattern, id: u32) -> bool {
-        match p {
-            Pattern::Fun(g) => add_glob(&mut self.fun, g, id),
-            Pattern::Obj(g) => add_glob(&mut self.obj, g, id) || add_component(&mut self.obj_component, g, id),
-            Pattern::Src(..) | Pattern::Ellipsis => false,
+        match key_of(p) {
+            Some(Key {
+                table: Table::Fun,
+                bytes,
+                prefix,
+            }) => add_key(&mut self.fun, bytes, prefix, id),
+            Some(Key {
+                table: Table::Obj,
+                bytes,
+                prefix,
+            }) => add_key(&mut self.obj, bytes, prefix, id),
+            Some(Key {
+                table: Table::Component,
+                bytes,
+                prefix,
+            }) => add_key(&mut self.obj_component, bytes, prefix, id),
+            None => false,
         }
     }
 
@@ -109,36 +122,91 @@ impl Anchors {
     }
 }
 
-fn add_glob(k: &mut Keyed, g: &Glob, id: u32) -> bool {
+/// Which table a key goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Table {
+    Fun,
+    Obj,
+    Component,
+}
+
+/// What any match of a pattern frame must contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Key<'a> {
+    table: Table,
+    bytes: &'a [u8],
+    prefix: bool,
+}
+
+fn glob_key(table: Table, g: &Glob) -> Option<Key<'_>> {
     if g.is_literal() {
-        k.add_exact(g.as_bytes(), id);
-        return true;
+        return Some(Key {
+            table,
+            bytes: g.as_bytes(),
+            prefix: false,
+        });
     }
     let p = g.literal_prefix();
-    if p.is_empty() {
-        return false;
+    (!p.is_empty()).then_some(Key {
+        table,
+        bytes: p,
+        prefix: true,
+    })
+}
+
+/// `*/NAME…`: any match has a `/` followed by NAME's literal start (a `*` crosses `/`, so
+/// that component need not be the last one).
+fn component_key(g: &Glob) -> Option<Key<'_>> {
+    let pat = g.as_bytes();
+    let slash = pat.iter().rposition(|&b| b == b'/')?;
+    let comp = &pat[slash + 1..];
+    let lit = &comp[..comp
+        .iter()
+        .position(|&b| b == b'*' || b == b'?')
+        .unwrap_or(comp.len())];
+    (!lit.is_empty()).then_some(Key {
+        table: Table::Component,
+        bytes: lit,
+        prefix: true,
+    })
+}
+
+fn key_of(p: &Pattern) -> Option<Key<'_>> {
+    match p {
+        Pattern::Fun(g) => glob_key(Table::Fun, g),
+        Pattern::Obj(g) => glob_key(Table::Obj, g).or_else(|| component_key(g)),
+        Pattern::Src(..) | Pattern::Ellipsis => None,
     }
-    k.add_prefix(p, id);
+}
+
+fn add_key(k: &mut Keyed, key: &[u8], prefix: bool, id: u32) -> bool {
+    if prefix {
+        k.add_prefix(key, id);
+    } else {
+        k.add_exact(key, id);
+    }
     true
 }
 
-/// `*/NAME…`: any match has a `/` followed by NAME's literal start.
-fn add_component(k: &mut Keyed, g: &Glob, id: u32) -> bool {
-    let pat = g.as_bytes();
-    let Some(slash) = pat.iter().rposition(|&b| b == b'/') else { return false };
-    let comp = &pat[slash + 1..];
-    let lit = &comp[..comp.iter().position(|&b| b == b'*' || b == b'?').unwrap_or(comp.len())];
-    if lit.is_empty() {
-        return false;
-    }
-    // The literal start only has to begin some component (the match may continue past it).
-    k.add_prefix(lit, id);
-    true
+/// How many leading frames of a rule may serve as its anchor.
+const MAX_ANCHOR_DEPTH: usize = 8;
+
+/// The keys of a rule's leading concrete frames (before any `...`), with their depth.
+fn fixed_keys(rule: &Rule) -> Vec<(usize, Key<'_>)> {
+    rule.frames
+        .iter()
+        .take_while(|p| !matches!(p, Pattern::Ellipsis))
+        .take(MAX_ANCHOR_DEPTH)
+        .enumerate()
+        .filter_map(|(d, p)| key_of(p).map(|k| (d, k)))
+        .collect()
 }
 
 #[derive(Debug, Default, Clone)]
 struct Bucket {
-    top: Anchors,
+    /// Anchors at a fixed depth from the top frame (rules without leading `...`).
+    at: Vec<Anchors>,
+    /// Anchors after leading `...`: they may match any frame.
     anywhere: Anchors,
     other: Vec<u32>,
 }
@@ -169,19 +237,45 @@ fn kind_keys(rule: &Rule) -> Vec<&[u8]> {
 }
 
 impl Index {
-    /// Index `rules`.
+    /// Index `rules`. A rule without leading `...` is keyed on the most selective of its
+    /// first concrete frames (the key fewest rules share), so that a set in which every rule
+    /// starts with `fun:malloc` is still split by the frames below it.
     #[must_use]
     pub fn new(rules: &[Rule]) -> Self {
         let mut idx = Self::default();
+        let mut counts: HashMap<(usize, Key<'_>), usize> = HashMap::default();
+        for rule in rules {
+            for k in fixed_keys(rule) {
+                *counts.entry(k).or_default() += 1;
+            }
+        }
         for (i, rule) in rules.iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
-            let lead = rule.frames.iter().take_while(|p| matches!(p, Pattern::Ellipsis)).count();
+            let lead = rule
+                .frames
+                .iter()
+                .take_while(|p| matches!(p, Pattern::Ellipsis))
+                .count();
+            // Prefer exact keys, then the rarest, then the shallowest.
+            let best = fixed_keys(rule)
+                .into_iter()
+                .min_by_key(|k| (k.1.prefix, counts.get(k).copied().unwrap_or(0), k.0));
             for key in kind_keys(rule) {
-                let b = idx.buckets[slot(rule.tool)].entry(key.to_vec()).or_default();
-                let keyed = match rule.frames.get(lead) {
-                    Some(anchor) if lead == 0 => b.top.add(anchor, id),
-                    Some(anchor) => b.anywhere.add(anchor, id),
-                    None => false,
+                let b = idx.buckets[slot(rule.tool)]
+                    .entry(key.to_vec())
+                    .or_default();
+                let keyed = match (lead, best) {
+                    (0, Some((depth, _))) => {
+                        if b.at.len() <= depth {
+                            b.at.resize_with(depth + 1, Anchors::default);
+                        }
+                        b.at[depth].add(&rule.frames[depth], id)
+                    }
+                    (0, None) => false,
+                    (_, _) => rule
+                        .frames
+                        .get(lead)
+                        .is_some_and(|anchor| b.anywhere.add(anchor, id)),
                 };
                 if !keyed {
                     b.other.push(id);
@@ -195,13 +289,17 @@ impl Index {
     #[must_use]
     pub fn candidates(&self, tool: Tool, input: &MatchInput) -> Vec<u32> {
         let mut out = Vec::new();
-        let Some(b) = self.buckets[slot(tool)].get(input.kind.kind.as_bytes()) else { return out };
+        let Some(b) = self.buckets[slot(tool)].get(input.kind.kind.as_bytes()) else {
+            return out;
+        };
         out.extend_from_slice(&b.other);
-        match input.frames.first() {
-            Some(top) => b.top.lookup(top, &mut out),
-            // No frame shown: only an open-ended input can still match a concrete pattern.
-            None if input.open_ended => b.top.all(&mut out),
-            None => {}
+        for (depth, anchors) in b.at.iter().enumerate() {
+            match input.frames.get(depth) {
+                Some(f) => anchors.lookup(f, &mut out),
+                // Beyond the frames shown: only an open-ended input can still match.
+                None if input.open_ended => anchors.all(&mut out),
+                None => {}
+            }
         }
         let mut prev: Option<&InputFrame> = None;
         for f in &input.frames {

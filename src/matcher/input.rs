@@ -71,7 +71,9 @@ pub struct MatchInput {
 fn c_like(name: &[u8]) -> bool {
     name == b"???"
         || name == b"(below main)"
-        || name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'@')
+        || name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'@')
 }
 
 fn basename(path: &[u8]) -> Vec<u8> {
@@ -114,7 +116,8 @@ impl MatchInput {
         let frames: Vec<InputFrame> = match &err.suppression {
             Some(block) if !block.frames.is_empty() => {
                 let aligned = block.frames.len() == err.stack.len();
-                block.frames
+                block
+                    .frames
                     .iter()
                     .enumerate()
                     .map(|(i, g)| match g {
@@ -125,7 +128,11 @@ impl MatchInput {
                         },
                         GenFrame::Obj(path) => InputFrame {
                             fun: Known::Yes(b"???".to_vec()),
-                            obj: Known::Yes(if path.as_slice() == b"*" { b"???".to_vec() } else { path.clone() }),
+                            obj: Known::Yes(if path.as_slice() == b"*" {
+                                b"???".to_vec()
+                            } else {
+                                path.clone()
+                            }),
                             src: if aligned { src_of(i) } else { Known::Unknown },
                         },
                     })
@@ -144,7 +151,11 @@ impl MatchInput {
                             Known::Unknown
                         }
                     };
-                    InputFrame { fun, obj: obj_of(i), src: src_of(i) }
+                    InputFrame {
+                        fun,
+                        obj: obj_of(i),
+                        src: src_of(i),
+                    }
                 })
                 .collect(),
         };
@@ -155,6 +166,11 @@ impl MatchInput {
             (_, Some(f)) => matches!(f.fun.as_deref(), Some(b"main" | b"(below main)")),
             _ => false,
         };
-        Self { kind, frames, open_ended, demangled_names }
+        Self {
+            kind,
+            frames,
+            open_ended,
+            demangled_names,
+        }
     }
 }

@@ -55,19 +55,45 @@ impl RuleSet {
     ///
     /// # Errors
     /// When Valgrind would refuse (or abort on) a file for one of the tools.
-    pub fn load(files: Vec<RuleFile>, tools: &[Tool], version: Version, num_callers: u32) -> Result<Self, RefusedFile> {
+    pub fn load(
+        files: Vec<RuleFile>,
+        tools: &[Tool],
+        version: Version,
+        num_callers: u32,
+    ) -> Result<Self, RefusedFile> {
         let mut rules = Vec::new();
         for &tool in tools {
             for (i, f) in files.iter().enumerate() {
-                let res = loader::load(&f.source, LoadOptions { tool, version, num_callers }, false);
+                let res = loader::load(
+                    &f.source,
+                    LoadOptions {
+                        tool,
+                        version,
+                        num_callers,
+                    },
+                    false,
+                );
                 if let Some(p) = res.verdict() {
-                    return Err(RefusedFile { file: f.path.clone(), line: p.valgrind_line, tool, message: p.error.message() });
+                    return Err(RefusedFile {
+                        file: f.path.clone(),
+                        line: p.valgrind_line,
+                        tool,
+                        message: p.error.message(),
+                    });
                 }
-                rules.extend(res.records.iter().map(|r| Rule::from_loaded(i, tool, r, &f.source)));
+                rules.extend(
+                    res.records
+                        .iter()
+                        .map(|r| Rule::from_loaded(i, tool, r, &f.source)),
+                );
             }
         }
         let index = index::Index::new(&rules);
-        Ok(Self { files, rules, index })
+        Ok(Self {
+            files,
+            rules,
+            index,
+        })
     }
 
     /// Ids of rules that may match `input` under `tool`.
@@ -126,8 +152,15 @@ impl<'a> Replay<'a> {
     pub fn new(set: &'a RuleSet) -> Self {
         let n = set.rules.len();
         // Each tool's list is separate in Valgrind; positions only compare within a tool.
-        let position = (0..n).map(|i| i64::try_from(n - i).unwrap_or(i64::MAX)).collect();
-        Self { set, position, next_front: 0, hits: vec![0; n] }
+        let position = (0..n)
+            .map(|i| i64::try_from(n - i).unwrap_or(i64::MAX))
+            .collect();
+        Self {
+            set,
+            position,
+            next_front: 0,
+            hits: vec![0; n],
+        }
     }
 
     /// Attribute one error.
@@ -139,7 +172,10 @@ impl<'a> Replay<'a> {
     /// Attribute one error from its precomputed [`RuleSet::all_matches`] (which can be
     /// computed in parallel, since only the choice among them depends on the search order).
     pub fn attribute_matches(&mut self, matches: &[(u32, Truth)]) -> Verdict {
-        let mut cands: Vec<(i64, u32, Truth)> = matches.iter().map(|&(id, t)| (self.position[id as usize], id, t)).collect();
+        let mut cands: Vec<(i64, u32, Truth)> = matches
+            .iter()
+            .map(|&(id, t)| (self.position[id as usize], id, t))
+            .collect();
         cands.sort_unstable();
         let mut approximate = false;
         for (_, id, truth) in cands {
@@ -148,13 +184,19 @@ impl<'a> Replay<'a> {
                     self.hits[id as usize] += 1;
                     self.next_front -= 1;
                     self.position[id as usize] = self.next_front;
-                    return Verdict { suppressed_by: Some(id), approximate };
+                    return Verdict {
+                        suppressed_by: Some(id),
+                        approximate,
+                    };
                 }
                 Truth::Unknown => approximate = true,
                 Truth::No => {}
             }
         }
-        Verdict { suppressed_by: None, approximate }
+        Verdict {
+            suppressed_by: None,
+            approximate,
+        }
     }
 }
 
@@ -165,7 +207,10 @@ mod tests {
 
     fn input(kind: &str, funs: &[&str]) -> MatchInput {
         MatchInput {
-            kind: ErrorKind { kind: kind.to_owned(), ..ErrorKind::default() },
+            kind: ErrorKind {
+                kind: kind.to_owned(),
+                ..ErrorKind::default()
+            },
             frames: funs
                 .iter()
                 .map(|f| InputFrame {
@@ -182,9 +227,18 @@ mod tests {
         let files = files
             .iter()
             .enumerate()
-            .map(|(i, s)| RuleFile { path: format!("{i}.supp"), source: s.as_bytes().to_vec() })
+            .map(|(i, s)| RuleFile {
+                path: format!("{i}.supp"),
+                source: s.as_bytes().to_vec(),
+            })
             .collect();
-        RuleSet::load(files, &[Tool::Memcheck], Version::new(19).expect("3.19"), 12).expect("loads")
+        RuleSet::load(
+            files,
+            &[Tool::Memcheck],
+            Version::new(19).expect("3.19"),
+            12,
+        )
+        .expect("loads")
     }
 
     const A_THEN_B: &str = "{\n A\n Memcheck:Addr4\n fun:leaf_read\n}\n{\n B\n Memcheck:Addr4\n fun:leaf_read\n fun:other_read\n}\n";
@@ -213,16 +267,33 @@ mod tests {
         let s = set(&[one, two]);
         let mut r = Replay::new(&s);
         let v = r.attribute(Tool::Memcheck, &input("Addr4", &["leaf_read"]));
-        assert_eq!(v.suppressed_by.map(|i| s.rules[i as usize].name.clone()), Some(b"second".to_vec()));
+        assert_eq!(
+            v.suppressed_by.map(|i| s.rules[i as usize].name.clone()),
+            Some(b"second".to_vec())
+        );
     }
 
     #[test]
     fn kind_checks() {
-        let s = set(&["{\n c\n Memcheck:Value0\n fun:f\n}\n{\n m\n Memcheck:CoreMem\n fun:f\n}\n{\n p\n Memcheck:Param\n write(buf)\n fun:f\n}\n"]);
+        let s = set(&[
+            "{\n c\n Memcheck:Value0\n fun:f\n}\n{\n m\n Memcheck:CoreMem\n fun:f\n}\n{\n p\n Memcheck:Param\n write(buf)\n fun:f\n}\n",
+        ]);
         let mut r = Replay::new(&s);
-        assert!(r.attribute(Tool::Memcheck, &input("Cond", &["f"])).suppressed_by.is_some()); // P42
-        assert!(r.attribute(Tool::Memcheck, &input("CoreMem", &["f"])).suppressed_by.is_none());
-        assert!(r.attribute(Tool::Memcheck, &input("Addr8", &["f"])).suppressed_by.is_none()); // M29
+        assert!(
+            r.attribute(Tool::Memcheck, &input("Cond", &["f"]))
+                .suppressed_by
+                .is_some()
+        ); // P42
+        assert!(
+            r.attribute(Tool::Memcheck, &input("CoreMem", &["f"]))
+                .suppressed_by
+                .is_none()
+        );
+        assert!(
+            r.attribute(Tool::Memcheck, &input("Addr8", &["f"]))
+                .suppressed_by
+                .is_none()
+        ); // M29
         let mut p = input("Param", &["f"]);
         p.kind.param = Some(b"write(buf)".to_vec());
         assert!(r.attribute(Tool::Memcheck, &p).suppressed_by.is_some()); // K01
@@ -232,8 +303,12 @@ mod tests {
 
     #[test]
     fn refused_files_are_reported() {
-        let files = vec![RuleFile { path: "bad.supp".into(), source: b"{\n r\n Memcheck:Nope\n fun:f\n}\n".to_vec() }];
-        let err = RuleSet::load(files, &[Tool::Memcheck], Version::default(), 12).expect_err("refused");
+        let files = vec![RuleFile {
+            path: "bad.supp".into(),
+            source: b"{\n r\n Memcheck:Nope\n fun:f\n}\n".to_vec(),
+        }];
+        let err =
+            RuleSet::load(files, &[Tool::Memcheck], Version::default(), 12).expect_err("refused");
         assert_eq!(err.line, 3);
     }
 }

@@ -73,7 +73,15 @@ impl Rule {
                 Frame::Ellipsis => Pattern::Ellipsis,
             })
             .collect();
-        Self { file, name: b(rec.name), line: rec.name_line, tool, kind: b(rec.kind), extra, frames }
+        Self {
+            file,
+            name: b(rec.name),
+            line: rec.name_line,
+            tool,
+            kind: b(rec.kind),
+            extra,
+            frames,
+        }
     }
 
     /// The tool-specific kind check (`supp_matches_error`).
@@ -92,13 +100,16 @@ fn memcheck_kind_matches(rule: &[u8], extra: &RuleExtra, e: &[u8], err: &ErrorKi
     match rule {
         // `Value0` is an alias of `Cond`; sizes are part of the kind name.
         b"Cond" | b"Value0" => e == b"Cond",
-        b"Param" => e == b"Param" && matches!((extra, &err.param), (RuleExtra::Param(p), Some(q)) if p == q),
+        b"Param" => {
+            e == b"Param" && matches!((extra, &err.param), (RuleExtra::Param(p), Some(q)) if p == q)
+        }
         b"Leak" => match (extra, err.leak) {
             (RuleExtra::Leak(set), Some(k)) => e == b"Leak" && set.contains(k),
             _ => false,
         },
         b"FishyValue" => {
-            e == b"FishyValue" && matches!((extra, &err.fishy), (RuleExtra::Fishy(Some(a)), Some(b)) if a == b)
+            e == b"FishyValue"
+                && matches!((extra, &err.fishy), (RuleExtra::Fishy(Some(a)), Some(b)) if a == b)
         }
         // Accepted but never matches (§1.5).
         b"CoreMem" => false,

@@ -19,10 +19,18 @@ pub enum Truth {
 
 impl Truth {
     const fn and(self, other: Self) -> Self {
-        if (self as u8) < (other as u8) { self } else { other }
+        if (self as u8) < (other as u8) {
+            self
+        } else {
+            other
+        }
     }
     const fn or(self, other: Self) -> Self {
-        if (self as u8) > (other as u8) { self } else { other }
+        if (self as u8) > (other as u8) {
+            self
+        } else {
+            other
+        }
     }
     fn of(b: bool) -> Self {
         if b { Self::Yes } else { Self::No }
@@ -46,7 +54,9 @@ pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
             Known::Unknown => Truth::Unknown,
         },
         Pattern::Src(g, line) => match &f.src {
-            Known::Yes(SrcInfo::At(file, l)) => Truth::of(g.matches(file) && (*line == 0 || line == l)),
+            Known::Yes(SrcInfo::At(file, l)) => {
+                Truth::of(g.matches(file) && (*line == 0 || line == l))
+            }
             Known::Yes(SrcInfo::None) => Truth::No,
             Known::Unknown => Truth::Unknown,
         },
@@ -79,9 +89,17 @@ pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
 
 /// The verdict of `pattern[p..]` against `input.frames[i..]`, memoised (Valgrind's frugal
 /// star: zero frames first, then one more).
-fn go(pattern: &[Pattern], input: &MatchInput, p: usize, i: usize, memo: &mut [Option<Truth>]) -> Truth {
+fn go(
+    pattern: &[Pattern],
+    input: &MatchInput,
+    p: usize,
+    i: usize,
+    memo: &mut [Option<Truth>],
+) -> Truth {
     let n = input.frames.len();
-    let Some(pat) = pattern.get(p) else { return Truth::Yes };
+    let Some(pat) = pattern.get(p) else {
+        return Truth::Yes;
+    };
     let key = p * (n + 1) + i;
     if let Some(t) = memo[key] {
         return t;
@@ -99,7 +117,11 @@ fn go(pattern: &[Pattern], input: &MatchInput, p: usize, i: usize, memo: &mut [O
         }
     } else if i < n {
         let here = frame_matches(pat, &input.frames[i]);
-        if here == Truth::No { here } else { here.and(go(pattern, input, p + 1, i + 1, memo)) }
+        if here == Truth::No {
+            here
+        } else {
+            here.and(go(pattern, input, p + 1, i + 1, memo))
+        }
     } else if input.open_ended {
         // Valgrind sees frames the log hides below `main`.
         Truth::Unknown
@@ -113,7 +135,11 @@ fn go(pattern: &[Pattern], input: &MatchInput, p: usize, i: usize, memo: &mut [O
 /// Explain, frame by frame, how `pattern` meets `input`: one line per step of the best path
 /// found, ending where it stops matching when it does not match.
 #[must_use]
-pub fn explain(pattern: &[Pattern], input: &MatchInput, show: impl Fn(&Pattern) -> String) -> Vec<String> {
+pub fn explain(
+    pattern: &[Pattern],
+    input: &MatchInput,
+    show: impl Fn(&Pattern) -> String,
+) -> Vec<String> {
     let mut out = Vec::new();
     let (mut p, mut i) = (0, 0);
     let n = input.frames.len();
@@ -123,7 +149,9 @@ pub fn explain(pattern: &[Pattern], input: &MatchInput, show: impl Fn(&Pattern) 
             Known::Unknown => "(not shown in the log)".to_owned(),
         };
         let src = match &f.src {
-            Known::Yes(SrcInfo::At(file, line)) => format!("{}:{line}", String::from_utf8_lossy(file)),
+            Known::Yes(SrcInfo::At(file, line)) => {
+                format!("{}:{line}", String::from_utf8_lossy(file))
+            }
             Known::Yes(SrcInfo::None) => "no line info".to_owned(),
             Known::Unknown => "(not shown)".to_owned(),
         };
@@ -134,14 +162,24 @@ pub fn explain(pattern: &[Pattern], input: &MatchInput, show: impl Fn(&Pattern) 
         if matches!(pat, Pattern::Ellipsis) {
             // Take as few frames as possible, like Valgrind's frugal star.
             let mut skip = 0;
-            while i + skip <= n && stack_matches(&pattern[p + 1..], &sub(input, i + skip)) == Truth::No {
+            while i + skip <= n
+                && stack_matches(&pattern[p + 1..], &sub(input, i + skip)) == Truth::No
+            {
                 skip += 1;
             }
             if i + skip > n {
-                out.push(format!("pattern {}: `...` — no way to continue matching after frame {i}", p + 1));
+                out.push(format!(
+                    "pattern {}: `...` — no way to continue matching after frame {i}",
+                    p + 1
+                ));
                 return out;
             }
-            out.push(format!("pattern {}: `...` skips {skip} frame(s) ({}..{})", p + 1, i, i + skip));
+            out.push(format!(
+                "pattern {}: `...` skips {skip} frame(s) ({}..{})",
+                p + 1,
+                i,
+                i + skip
+            ));
             i += skip;
             p += 1;
             continue;
@@ -161,7 +199,12 @@ pub fn explain(pattern: &[Pattern], input: &MatchInput, show: impl Fn(&Pattern) 
             Truth::No => "does NOT match",
             Truth::Unknown => "cannot be decided from this log for",
         };
-        out.push(format!("pattern {}: `{}` {mark} frame {i} ({})", p + 1, show(pat), describe(&input.frames[i])));
+        out.push(format!(
+            "pattern {}: `{}` {mark} frame {i} ({})",
+            p + 1,
+            show(pat),
+            describe(&input.frames[i])
+        ));
         if t == Truth::No {
             return out;
         }
@@ -190,7 +233,9 @@ mod tests {
         InputFrame {
             fun: Known::Yes(fun.as_bytes().to_vec()),
             obj: Known::Yes(obj.as_bytes().to_vec()),
-            src: Known::Yes(src.map_or(SrcInfo::None, |(f, l)| SrcInfo::At(f.as_bytes().to_vec(), l))),
+            src: Known::Yes(src.map_or(SrcInfo::None, |(f, l)| {
+                SrcInfo::At(f.as_bytes().to_vec(), l)
+            })),
         }
     }
 
@@ -208,7 +253,10 @@ mod tests {
             frame("(below main)", o, None),
         ];
         frames.extend((0..5).map(|_| frame("???", "???", None)));
-        MatchInput { frames, ..MatchInput::default() }
+        MatchInput {
+            frames,
+            ..MatchInput::default()
+        }
     }
 
     fn pats(spec: &[&str]) -> Vec<Pattern> {
@@ -218,7 +266,9 @@ mod tests {
                 Some(("fun", p)) => Pattern::Fun(Glob::new(p.as_bytes())),
                 Some(("obj", p)) => Pattern::Obj(Glob::new(p.as_bytes())),
                 Some(("src", p)) => {
-                    let (f, l) = p.split_once(':').map_or((p, 0), |(f, l)| (f, l.parse().unwrap_or(0)));
+                    let (f, l) = p
+                        .split_once(':')
+                        .map_or((p, 0), |(f, l)| (f, l.parse().unwrap_or(0)));
                     Pattern::Src(Glob::new(f.as_bytes()), l)
                 }
                 _ => panic!("bad spec {s}"),
@@ -237,8 +287,20 @@ mod tests {
         yes(&["...", "fun:mid_read"]); // M04
         yes(&["fun:leaf_read", "..."]); // M05
         yes(&["...", "fun:main"]); // M06
-        yes(&["fun:leaf_read", "fun:mid_read", "fun:top_read", "fun:main", "fun:(below main)"]); // M07
-        no(&["fun:leaf_read", "fun:mid_read", "fun:top_read", "fun:main", "fun:__libc_start_call_main"]); // M08
+        yes(&[
+            "fun:leaf_read",
+            "fun:mid_read",
+            "fun:top_read",
+            "fun:main",
+            "fun:(below main)",
+        ]); // M07
+        no(&[
+            "fun:leaf_read",
+            "fun:mid_read",
+            "fun:top_read",
+            "fun:main",
+            "fun:__libc_start_call_main",
+        ]); // M08
         no(&["...", "fun:zzz"]); // M10
         yes(&["obj:/src/demo/errs"]); // M14
         no(&["obj:errs"]); // M15
@@ -249,12 +311,23 @@ mod tests {
         yes(&["...", "...", "fun:top_read", "...", "..."]); // M25
         yes(&["obj:*", "fun:mid_read"]); // M26
         no(&["fun:???"]); // M27
-        let mut b3 = vec!["...", "fun:main", "fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34", "fun:(below main)"];
+        let mut b3 = vec![
+            "...",
+            "fun:main",
+            "fun:(below main)",
+            "fun:__libc_start_main@@GLIBC_2.34",
+            "fun:(below main)",
+        ];
         b3.extend(["obj:*"; 5]);
         yes(&b3); // B3
         b3.push("obj:*");
         no(&b3); // B4: 13 > 12 frames
-        no(&["...", "fun:main", "fun:(below main)", "fun:__libc_start_main"]); // B5
+        no(&[
+            "...",
+            "fun:main",
+            "fun:(below main)",
+            "fun:__libc_start_main",
+        ]); // B5
     }
 
     #[test]
@@ -263,10 +336,24 @@ mod tests {
         e.frames.truncate(4); // what the log shows: up to main
         e.open_ended = true;
         assert_eq!(stack_matches(&pats(&["...", "fun:main"]), &e), Truth::Yes);
-        assert_eq!(stack_matches(&pats(&["...", "fun:main", "fun:(below main)"]), &e), Truth::Unknown);
-        assert_eq!(stack_matches(&pats(&["fun:leaf_read", "fun:zzz", "fun:x"]), &e), Truth::No);
-        assert_eq!(stack_matches(&pats(&["...", "fun:zzz"]), &e), Truth::Unknown);
-        let lines = explain(&pats(&["fun:leaf_read", "fun:zzz"]), &e, |p| format!("{p:?}"));
-        assert!(lines.last().is_some_and(|l| l.contains("does NOT match")), "{lines:?}");
+        assert_eq!(
+            stack_matches(&pats(&["...", "fun:main", "fun:(below main)"]), &e),
+            Truth::Unknown
+        );
+        assert_eq!(
+            stack_matches(&pats(&["fun:leaf_read", "fun:zzz", "fun:x"]), &e),
+            Truth::No
+        );
+        assert_eq!(
+            stack_matches(&pats(&["...", "fun:zzz"]), &e),
+            Truth::Unknown
+        );
+        let lines = explain(&pats(&["fun:leaf_read", "fun:zzz"]), &e, |p| {
+            format!("{p:?}")
+        });
+        assert!(
+            lines.last().is_some_and(|l| l.contains("does NOT match")),
+            "{lines:?}"
+        );
     }
 }

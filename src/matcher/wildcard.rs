@@ -13,7 +13,10 @@ impl Glob {
     /// Compile a pattern.
     #[must_use]
     pub fn new(pattern: &[u8]) -> Self {
-        Self { pattern: pattern.to_vec(), simple: !pattern.iter().any(|&b| b == b'*' || b == b'?') }
+        Self {
+            pattern: pattern.to_vec(),
+            simple: !pattern.iter().any(|&b| b == b'*' || b == b'?'),
+        }
     }
 
     /// The pattern's bytes.
@@ -31,14 +34,22 @@ impl Glob {
     /// The bytes before the first wildcard.
     #[must_use]
     pub fn literal_prefix(&self) -> &[u8] {
-        let end = self.pattern.iter().position(|&b| b == b'*' || b == b'?').unwrap_or(self.pattern.len());
+        let end = self
+            .pattern
+            .iter()
+            .position(|&b| b == b'*' || b == b'?')
+            .unwrap_or(self.pattern.len());
         &self.pattern[..end]
     }
 
     /// Whether `s` matches.
     #[must_use]
     pub fn matches(&self, s: &[u8]) -> bool {
-        if self.simple { self.pattern == s } else { glob_match(&self.pattern, s) }
+        if self.simple {
+            self.pattern == s
+        } else {
+            glob_match(&self.pattern, s)
+        }
     }
 }
 

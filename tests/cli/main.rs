@@ -4,4 +4,7 @@ mod commands;
 mod common;
 mod corpus;
 mod grammar;
+mod logs_text;
+mod logs_xml;
+mod matching;
 mod properties;

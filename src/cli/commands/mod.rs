@@ -2,6 +2,7 @@
 
 mod check;
 mod fmt;
+mod matching;
 
 use anyhow::Result;
 use clap::CommandFactory as _;
@@ -15,6 +16,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
     match cli.command {
         Command::Fmt(a) => fmt::run(&a, out),
         Command::Check(a) => check::run(&a, out),
+        Command::Match(a) => matching::run(&a, out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "vgsupp", &mut buf);

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Record (or check) the differential matching suite in tests/data/match/.
+#
+# 1. Builds the programs in tests/valgrind-match/programs/ into the FIXED build root
+#    /tmp/vgsupp-match/ (sources are copied to /tmp/vgsupp-match/src first, so debug
+#    info paths do not depend on where the repository is checked out).
+# 2. For each program P runs Memcheck twice WITHOUT user suppressions:
+#       text: $OPTS -v --log-file=baseline.txt                 -> tests/data/match/P/baseline.txt
+#       XML:  $OPTS --xml=yes --xml-file=baseline.xml --demangle=no   -> .../baseline.xml
+#    (PIDs and times are normalised), checks that both logs hold the same errors in the
+#    same order and writes tests/data/match/P/errors.tsv.
+# 3. Derives single-rule suppression files from the gen-suppression blocks
+#    (tests/data/match/P/rules/NNNN.supp) and runs the XML command once per rule file
+#    with --suppressions=<rule file>, in parallel (xargs -P), recording for every
+#    (rule, baseline error) whether Valgrind suppressed it: tests/data/match/P/verdicts.tsv.
+#
+# Usage:
+#   scripts/record-match-verdicts.sh            rewrite tests/data/match/*/ (not README.md)
+#   scripts/record-match-verdicts.sh --check    record into a temp dir and diff with the
+#                                               checked-in files; exit 1 on any difference
+#   -j N / --jobs N                             parallelism (default: nproc)
+#   --no-runs                                   stop after the baselines and rule files
+#                                               (rewrites them; verdicts.tsv is left alone)
+#
+# Needs valgrind 3.19 (with libc6-dbg), gcc, g++, python3. See tests/data/match/README.md.
+set -euo pipefail
+
+ROOT=/tmp/vgsupp-match
+PROGRAMS=(basic libuse cxx)
+OPTS=(--tool=memcheck --default-suppressions=no --leak-check=full --show-leak-kinds=all
+      --track-origins=yes --gen-suppressions=all --num-callers=12)
+XMLOPTS=(--xml=yes --demangle=no)
+# Fixed, minimal environment: the client's stack contents (and so any stack address in
+# the logs) depend on the environment.
+ENV=(env -i PATH=/usr/bin:/bin LC_ALL=C)
+
+die() { echo "record-match-verdicts: $*" >&2; exit 2; }
+
+# ---------------------------------------------------------------------------------------
+# Worker mode (internal): --worker DATADIR RUNDIR PROG NUM
+# ---------------------------------------------------------------------------------------
+if [[ "${1:-}" == "--worker" ]]; then
+    data=$2 run=$3 prog=$4 num=$5
+    rc=0
+    "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --xml-file="$run/$prog/$num.xml" \
+        --suppressions="$data/$prog/rules/$num.supp" "$ROOT/bin/$prog" \
+        >/dev/null 2>"$run/$prog/$num.err" </dev/null || rc=$?
+    echo "$rc" >"$run/$prog/$num.rc"
+    exit 0
+fi
+
+check=0
+noruns=0
+jobs=$(nproc)
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --check) check=1 ;;
+        --no-runs) noruns=1 ;;
+        -j|--jobs) shift; jobs=${1:?}; ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        *) die "unknown argument: $1" ;;
+    esac
+    shift
+done
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+for tool in valgrind gcc g++ python3 strip; do
+    command -v "$tool" >/dev/null || die "$tool not found"
+done
+[[ -f /usr/include/valgrind/memcheck.h ]] || die "/usr/include/valgrind/memcheck.h not found"
+VG="python3 $repo/tests/valgrind-match/vgmatch.py"
+start=$(date +%s)
+stamp() { echo "record-match-verdicts: [$(( $(date +%s) - start ))s] $*" >&2; }
+
+tmp=$(mktemp -d /tmp/vgsupp-match-rec.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+if [[ $check -eq 1 ]]; then
+    data=$tmp/match
+else
+    data=tests/data/match
+fi
+run=$tmp/run
+mkdir -p "$data" "$run"
+
+# ---------------------------------------------------------------------------------------
+# Build (fixed paths, fixed flags)
+# ---------------------------------------------------------------------------------------
+stamp "building into $ROOT"
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{src,build,bin,opt/vendor/lib,opt/blob/lib,run}
+cp -R tests/valgrind-match/programs/. "$ROOT/src/"
+(
+    cd "$ROOT/src"
+    # libvendor: real file + soname and dev symlinks; $ROOT/lib is a symlinked directory.
+    gcc -g -O2 -fPIC -shared -Wl,-soname,libvendor.so.1 \
+        -o "$ROOT/opt/vendor/lib/libvendor.so.1.2.3" vendor/vendor.c
+    ln -s libvendor.so.1.2.3 "$ROOT/opt/vendor/lib/libvendor.so.1"
+    ln -s libvendor.so.1 "$ROOT/opt/vendor/lib/libvendor.so"
+    ln -s opt/vendor/lib "$ROOT/lib"
+    # libblob: hidden visibility, stripped.
+    gcc -g -O2 -fPIC -fvisibility=hidden -shared -Wl,-soname,libblob.so.0 \
+        -o "$ROOT/opt/blob/lib/libblob.so.0" blob/blob.c
+    strip --strip-all "$ROOT/opt/blob/lib/libblob.so.0"
+    # programs
+    gcc -g -O0 -Wall -Wno-free-nonheap-object -o "$ROOT/bin/basic" basic.c
+    gcc -g -O2 -Wall -o "$ROOT/bin/libuse" libuse.c -L"$ROOT/lib" -L"$ROOT/opt/blob/lib" \
+        -Wl,-rpath,"$ROOT/lib:$ROOT/opt/blob/lib" -lvendor -l:libblob.so.0
+    g++ -g -O1 -Wall -c cxx/main.cc -o "$ROOT/build/cxx-main.o"
+    g++ -g -O2 -Wall -c cxx/clone.cc -o "$ROOT/build/cxx-clone.o"
+    g++ -o "$ROOT/bin/cxx" "$ROOT/build/cxx-main.o" "$ROOT/build/cxx-clone.o"
+)
+
+{
+    echo "valgrind: $(valgrind --version)"
+    echo "gcc: $(gcc --version | head -n1)"
+    echo "g++: $(g++ --version | head -n1)"
+    echo "glibc: $(ldd --version | head -n1)"
+    echo "libc6-dbg: $(dpkg-query -W -f='${Version}' libc6-dbg 2>/dev/null || echo absent)"
+    echo "options: ${OPTS[*]}"
+    echo "text-baseline: ${OPTS[*]} -v --log-file=baseline.txt"
+    echo "xml-baseline: ${OPTS[*]} ${XMLOPTS[*]} --xml-file=baseline.xml"
+    echo "rule-run: ${OPTS[*]} ${XMLOPTS[*]} --xml-file=NNNN.xml --suppressions=rules/NNNN.supp"
+} >"$data/ENVIRONMENT"
+
+# ---------------------------------------------------------------------------------------
+# Baselines, index, rule files
+# ---------------------------------------------------------------------------------------
+for prog in "${PROGRAMS[@]}"; do
+    stamp "baseline $prog"
+    wd=$ROOT/run/$prog
+    mkdir -p "$wd" "$data/$prog" "$run/$prog"
+    (
+        cd "$wd"
+        "${ENV[@]}" valgrind "${OPTS[@]}" -v --log-file=baseline.txt "$ROOT/bin/$prog" \
+            >/dev/null 2>&1 </dev/null || die "$prog: text baseline failed"
+        "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --xml-file=baseline.xml \
+            "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null || die "$prog: XML baseline failed"
+    )
+    $VG normalize-text "$wd/baseline.txt" "$data/$prog/baseline.txt"
+    $VG normalize-xml "$wd/baseline.xml" "$data/$prog/baseline.xml"
+    $VG index "$data/$prog"
+    $VG mutate "$data/$prog" "$prog" >&2
+done
+
+if [[ $noruns -eq 1 ]]; then
+    stamp "--no-runs: stopping before the rule runs"
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------------------
+# One Valgrind run per rule file
+# ---------------------------------------------------------------------------------------
+list=$tmp/jobs
+: >"$list"
+for prog in "${PROGRAMS[@]}"; do
+    for f in "$data/$prog"/rules/*.supp; do
+        n=${f##*/}
+        echo "$prog ${n%.supp}" >>"$list"
+    done
+done
+total=$(wc -l <"$list")
+stamp "running valgrind on $total rule files with $jobs jobs"
+xargs -P "$jobs" -n 2 "$0" --worker "$data" "$run" <"$list"
+stamp "valgrind runs done"
+
+status=0
+for prog in "${PROGRAMS[@]}"; do
+    $VG verdicts "$data/$prog" "$run/$prog" || status=1
+done
+[[ $status -eq 0 ]] || die "inconsistent rule runs (see above)"
+stamp "verdicts written"
+
+if [[ $check -eq 1 ]]; then
+    diffs=0
+    # The -v lines (--PID--) of the text log list the kernel version, the CPU's hwcaps
+    # and ifunc redirections: they are compared only on the recording machine.
+    for prog in "${PROGRAMS[@]}"; do
+        if ! diff <(grep -v '^--[0-9]*--' tests/data/match/$prog/baseline.txt) \
+                  <(grep -v '^--[0-9]*--' "$data/$prog/baseline.txt") >/dev/null; then
+            echo "differs: tests/data/match/$prog/baseline.txt" >&2
+            diffs=1
+        fi
+    done
+    if ! diff -r -q -x README.md -x baseline.txt tests/data/match "$data" >&2; then
+        diffs=1
+    fi
+    if [[ $diffs -ne 0 ]]; then
+        echo "record-match-verdicts: recorded data differs from tests/data/match" >&2
+        exit 1
+    fi
+    stamp "check: no differences"
+else
+    stamp "wrote tests/data/match"
+fi

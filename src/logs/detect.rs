@@ -1,0 +1,79 @@
+//! Opening a log: gzip detected by its magic bytes, XML or text by its first non-blank bytes.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crate::logs::record::{LogFormat, LogItem, ReadError};
+use crate::logs::text::TextReader;
+use crate::logs::xml::XmlReader;
+
+/// The items of a log, streamed.
+pub type Items = Box<dyn Iterator<Item = Result<LogItem, ReadError>>>;
+
+const BUF: usize = 1 << 20;
+
+/// Open `path`, decompressing gzip and choosing the reader from the content.
+///
+/// # Errors
+/// When the file cannot be opened or its first bytes cannot be read.
+pub fn open(path: &Path) -> Result<(LogFormat, Items), ReadError> {
+    let name = path.display().to_string();
+    let io = |source| ReadError::Io {
+        path: name.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut raw = BufReader::with_capacity(BUF, file);
+    let gz = raw.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn BufRead> = if gz {
+        Box::new(BufReader::with_capacity(
+            BUF,
+            flate2::read::MultiGzDecoder::new(raw),
+        ))
+    } else {
+        Box::new(raw)
+    };
+    from_reader(reader, &name).map_err(io)
+}
+
+/// Choose the reader for an already-open stream.
+///
+/// # Errors
+/// When the first bytes cannot be read.
+pub fn from_reader(
+    mut reader: Box<dyn BufRead>,
+    name: &str,
+) -> std::io::Result<(LogFormat, Items)> {
+    let format = sniff(&mut reader)?;
+    let items: Items = match format {
+        LogFormat::Xml => Box::new(XmlReader::new(reader).with_name(name)),
+        LogFormat::Text => Box::new(TextReader::new(reader).with_name(name)),
+    };
+    Ok((format, items))
+}
+
+/// XML when the first non-blank bytes are `<?xml` or `<valgrindoutput`.
+fn sniff(reader: &mut dyn BufRead) -> std::io::Result<LogFormat> {
+    let buf = reader.fill_buf()?;
+    let start = buf
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(buf.len());
+    let head = &buf[start..];
+    Ok(
+        if head.starts_with(b"<?xml") || head.starts_with(b"<valgrindoutput") {
+            LogFormat::Xml
+        } else {
+            LogFormat::Text
+        },
+    )
+}
+
+/// Read everything (for tests and small logs).
+///
+/// # Errors
+/// The first read error.
+pub fn read_all(path: &Path) -> Result<(LogFormat, Vec<LogItem>), ReadError> {
+    let (format, items) = open(path)?;
+    Ok((format, items.collect::<Result<Vec<_>, _>>()?))
+}

@@ -1,0 +1,758 @@
+//! The text-log reader against real Valgrind logs (`tests/data/logs/text/`, see its
+//! README): every log parses completely, and what is read agrees with what the log's own
+//! summaries say.
+//!
+//! The count check: `ERROR SUMMARY: E errors from C contexts` counts, per process, the
+//! distinct unsuppressed contexts printed: every non-leak error, plus the loss records of
+//! the kinds counted as errors (`--errors-for-leak-kinds`, default `definite,possible`).
+//! Loss records `i of n` are each printed once; with `--show-leak-kinds=all` and no leak
+//! suppressed, all of `1..=n` are printed.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+
+use vgsupp::logs::record::{ErrorRecord, ErrorSummary, LogItem, UsedSuppression};
+use vgsupp::logs::text::TextReader;
+use vgsupp::supp::Tool;
+use vgsupp::supp::model::LeakKind;
+
+use crate::common::repo;
+
+fn open(name: &str) -> Box<dyn BufRead> {
+    let path = repo(&format!("tests/data/logs/text/{name}"));
+    let f = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let r: Box<dyn Read> = if name.ends_with(".gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(f))
+    } else {
+        Box::new(f)
+    };
+    Box::new(BufReader::with_capacity(1 << 16, r))
+}
+
+fn read(name: &str) -> Vec<LogItem> {
+    read_from(open(name), name)
+}
+
+fn read_from(r: impl BufRead, name: &str) -> Vec<LogItem> {
+    TextReader::new(r)
+        .with_name(name)
+        .map(|i| i.unwrap_or_else(|e| panic!("{name}: {e}")))
+        .collect()
+}
+
+fn bytes(name: &str) -> Vec<u8> {
+    let mut v = Vec::new();
+    open(name).read_to_end(&mut v).expect("read");
+    v
+}
+
+/// What one process reported.
+#[derive(Debug, Default)]
+struct Proc {
+    errors: Vec<ErrorRecord>,
+    summaries: Vec<ErrorSummary>,
+    used: Vec<UsedSuppression>,
+    preambles: usize,
+    fatal: Vec<String>,
+}
+
+impl Proc {
+    fn non_leak(&self) -> usize {
+        self.errors.iter().filter(|e| e.leak.is_none()).count()
+    }
+
+    /// Loss records counted as errors by default.
+    fn counted_leaks(&self) -> usize {
+        self.errors
+            .iter()
+            .filter(|e| {
+                e.leak
+                    .is_some_and(|l| matches!(l.kind, LeakKind::Definite | LeakKind::Possible))
+            })
+            .count()
+    }
+
+    fn kinds(&self) -> Vec<&str> {
+        self.errors.iter().map(|e| e.kind.as_str()).collect()
+    }
+
+    fn contexts(&self) -> u64 {
+        self.summaries.last().expect("an ERROR SUMMARY").contexts
+    }
+}
+
+struct Parsed {
+    procs: BTreeMap<u32, Proc>,
+    warnings: Vec<(u64, String)>,
+    unattributed_fatal: Vec<String>,
+}
+
+fn by_pid(items: &[LogItem]) -> Parsed {
+    let mut procs: BTreeMap<u32, Proc> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    let mut unattributed_fatal = Vec::new();
+    for item in items {
+        match item {
+            LogItem::Preamble(p) => procs.entry(p.pid.expect("pid")).or_default().preambles += 1,
+            LogItem::SuppressionFile { .. } => {}
+            LogItem::Error(e) => procs
+                .entry(e.pid.expect("pid"))
+                .or_default()
+                .errors
+                .push(e.clone()),
+            LogItem::Used(u) => procs
+                .entry(u.pid.expect("pid"))
+                .or_default()
+                .used
+                .push(u.clone()),
+            LogItem::Summary(s) => procs
+                .entry(s.pid.expect("pid"))
+                .or_default()
+                .summaries
+                .push(*s),
+            LogItem::Fatal { pid, message, .. } => match pid {
+                Some(pid) => procs.entry(*pid).or_default().fatal.push(message.clone()),
+                None => unattributed_fatal.push(message.clone()),
+            },
+            LogItem::Warning { line, message } => warnings.push((*line, message.clone())),
+        }
+    }
+    Parsed {
+        procs,
+        warnings,
+        unattributed_fatal,
+    }
+}
+
+/// Checks the loss-record numbering of a process: each `i` once, `i <= n`, and all of
+/// `1..=n` when `complete`.
+fn check_loss_records(name: &str, p: &Proc, complete: bool) {
+    let mut idx: Vec<u64> = p
+        .errors
+        .iter()
+        .filter_map(|e| e.leak.map(|l| l.index))
+        .collect();
+    let totals: Vec<u64> = p
+        .errors
+        .iter()
+        .filter_map(|e| e.leak.map(|l| l.total))
+        .collect();
+    if idx.is_empty() {
+        return;
+    }
+    let n = totals[0];
+    assert!(
+        totals.iter().all(|t| *t == n),
+        "{name}: one n per leak search"
+    );
+    let len = idx.len();
+    idx.sort_unstable();
+    idx.dedup();
+    assert_eq!(idx.len(), len, "{name}: a loss record printed twice");
+    assert!(
+        idx.iter().all(|i| (1..=n).contains(i)),
+        "{name}: index out of 1..={n}"
+    );
+    if complete {
+        assert_eq!(
+            idx.len() as u64,
+            n,
+            "{name}: not every loss record of {n} was read"
+        );
+    }
+}
+
+/// The common checks of a complete log: no warnings, every error has a stack and a
+/// header, every error has a suppression block when the log was made with
+/// `--gen-suppressions=all`, and the contexts add up.
+fn check_complete(name: &str, r: &Parsed, gen_suppressions: bool, all_leaks_shown: bool) {
+    assert!(r.warnings.is_empty(), "{name}: warnings {:?}", r.warnings);
+    assert!(
+        r.unattributed_fatal.is_empty(),
+        "{name}: {:?}",
+        r.unattributed_fatal
+    );
+    for (pid, p) in &r.procs {
+        // A forked child has none.
+        assert!(p.preambles <= 1, "{name}: pid {pid}: one preamble");
+        for e in &p.errors {
+            assert!(
+                !e.stack.is_empty(),
+                "{name}: error at line {} has no stack",
+                e.line
+            );
+            assert!(
+                !e.kind.is_empty(),
+                "{name}: error at line {} has no kind",
+                e.line
+            );
+            assert!(
+                !e.what.is_empty(),
+                "{name}: error at line {} has no header",
+                e.line
+            );
+            if gen_suppressions {
+                let s = e.suppression.as_ref().unwrap_or_else(|| {
+                    panic!("{name}: error at line {} has no suppression block", e.line)
+                });
+                assert!(
+                    !s.frames.is_empty(),
+                    "{name}: empty block at line {}",
+                    e.line
+                );
+            } else {
+                assert!(e.suppression.is_none(), "{name}: line {}", e.line);
+            }
+        }
+        check_loss_records(&format!("{name} pid {pid}"), p, all_leaks_shown);
+    }
+}
+
+fn kind_counts(p: &Proc) -> BTreeMap<&str, usize> {
+    let mut m = BTreeMap::new();
+    for k in p.kinds() {
+        *m.entry(k).or_default() += 1;
+    }
+    m
+}
+
+#[test]
+fn torch_leaky_ext_with_gen_suppressions() {
+    let name = "leaky-ext.txt.gz";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, true, true);
+    assert_eq!(r.procs.len(), 1);
+    let p = &r.procs[&31893];
+    // ERROR SUMMARY: 134 errors from 112 contexts; 56 of them are loss records.
+    assert_eq!(p.summaries.len(), 2);
+    assert_eq!((p.summaries[0].errors, p.contexts()), (134, 112));
+    assert_eq!(p.non_leak(), 56);
+    assert_eq!(p.counted_leaks(), 56);
+    assert_eq!(p.non_leak() + p.counted_leaks(), 112);
+    assert_eq!(p.errors.len() - p.non_leak(), 19_852);
+    let k = kind_counts(p);
+    assert_eq!(k["Cond"], 41);
+    assert_eq!(k["Value8"], 6);
+    assert_eq!(
+        (k["Addr4"], k["Addr8"], k["Free"], k["Param"]),
+        (3, 4, 1, 1)
+    );
+    // The article's leak (leaky_ext.cpp:11): 4,000 bytes definitely lost.
+    let article = p
+        .errors
+        .iter()
+        .find(|e| {
+            e.leak
+                .is_some_and(|l| l.bytes == 4000 && l.kind == LeakKind::Definite)
+                && e.stack
+                    .iter()
+                    .any(|f| f.fun.as_deref() == Some(b"dangerous_function()"))
+        })
+        .expect("the 4,000-byte leak");
+    let sup = article.suppression.as_ref().expect("block");
+    assert_eq!(sup.kind_line, b"Memcheck:Leak");
+    assert_eq!(
+        sup.extra.as_deref(),
+        Some(&b"match-leak-kinds: definite"[..])
+    );
+    // Origins: `--track-origins=yes`.
+    assert!(
+        p.errors
+            .iter()
+            .filter(|e| e.kind == "Cond")
+            .all(|e| e.aux.iter().any(|a| a.origin))
+    );
+    let param = p.errors.iter().find(|e| e.kind == "Param").expect("Param");
+    assert_eq!(param.param.as_deref(), Some(&b"write(buf)"[..]));
+}
+
+#[test]
+fn torch_leaky_ext_article_command() {
+    let name = "leaky-ext-article-command.txt.gz";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, false, true);
+    let p = &r.procs[&7685];
+    assert_eq!((p.summaries[0].errors, p.contexts()), (125, 96));
+    assert_eq!(p.non_leak(), 57);
+    assert_eq!(p.counted_leaks(), 39);
+    assert_eq!(p.non_leak() + p.counted_leaks(), 96);
+    assert_eq!(p.errors.len() - p.non_leak(), 18_681);
+    // Here the article's leak is only possibly lost.
+    assert!(p.errors.iter().any(|e| {
+        e.leak
+            .is_some_and(|l| l.bytes == 4000 && l.kind == LeakKind::Possible)
+            && e.stack
+                .iter()
+                .any(|f| f.fun.as_deref() == Some(b"dangerous_function()"))
+    }));
+}
+
+#[test]
+fn torch_small_logs() {
+    // (file, pid, non-leak errors, loss records, contexts, gen-suppressions)
+    let cases: [(&str, u32, usize, usize, u64, bool); 6] = [
+        ("cpython-pass.txt", 9068, 0, 3, 0, true),
+        ("cpython-pass-pythonmalloc-malloc.txt", 9064, 4, 0, 4, true),
+        ("cudart12-libcuda535.txt", 12215, 0, 7, 5, true),
+        (
+            "cudart12-libcuda535-keep-debuginfo.txt",
+            13055,
+            0,
+            7,
+            5,
+            true,
+        ),
+        ("cudart13-libcuda535.txt", 12530, 0, 0, 0, true),
+        ("cudart13-nodriver.txt", 10234, 0, 0, 0, true),
+    ];
+    for (name, pid, non_leak, leaks, contexts, blocks) in cases {
+        let r = by_pid(&read(name));
+        check_complete(name, &r, blocks, true);
+        assert_eq!(r.procs.len(), 1, "{name}");
+        let p = &r.procs[&pid];
+        assert_eq!(p.non_leak(), non_leak, "{name}");
+        assert_eq!(p.errors.len() - p.non_leak(), leaks, "{name}");
+        assert_eq!(p.contexts(), contexts, "{name}");
+        assert_eq!(
+            p.non_leak() + p.counted_leaks(),
+            contexts as usize,
+            "{name}"
+        );
+    }
+    // `???` frames without an object (libcuda unloaded) vs. resolved with
+    // --keep-debuginfo=yes.
+    let plain = by_pid(&read("cudart12-libcuda535.txt"));
+    assert!(plain.procs[&12215].errors.iter().any(|e| {
+        e.stack
+            .iter()
+            .any(|f| f.fun.is_none() && f.obj.is_none() && f.file.is_none())
+    }));
+    let kept = by_pid(&read("cudart12-libcuda535-keep-debuginfo.txt"));
+    assert!(
+        kept.procs[&13055]
+            .errors
+            .iter()
+            .any(|e| e.stack.iter().any(|f| f
+                .obj
+                .as_deref()
+                .is_some_and(|o| o.windows(9).any(|w| w == b"libcuda.s"))))
+    );
+}
+
+#[test]
+fn public_logs() {
+    let name = "060-vulkan-tutorial-complete.log";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, false, true);
+    let p = &r.procs[&79481];
+    assert!(p.errors.is_empty());
+    assert_eq!(
+        (
+            p.summaries[0].errors,
+            p.contexts(),
+            p.summaries[0].suppressed
+        ),
+        (0, 0, 16)
+    );
+
+    let name = "061-hyfiss-gpu-sim-verbose.log";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, false, true);
+    let p = &r.procs[&4400];
+    assert_eq!((p.non_leak(), p.errors.len(), p.contexts()), (0, 6, 0));
+    assert_eq!(p.summaries.len(), 2);
+    assert!(
+        p.errors
+            .iter()
+            .all(|e| e.leak.is_some_and(|l| l.kind == LeakKind::Reachable))
+    );
+
+    let name = "065-opengl-nvidia-egl-radeonsi-full-leakcheck.log.gz";
+    let items = read(name);
+    let r = by_pid(&items);
+    check_complete(name, &r, false, true);
+    let p = &r.procs[&80860];
+    assert_eq!(
+        p.kinds()
+            .iter()
+            .filter(|k| **k != "Leak")
+            .collect::<Vec<_>>(),
+        [&"ReallocZero"]
+    );
+    assert_eq!(p.errors.len() - p.non_leak(), 2140);
+    assert_eq!(p.contexts(), 3);
+    assert_eq!(p.non_leak() + p.counted_leaks(), 3);
+    let LogItem::Preamble(pre) = &items[0] else {
+        panic!("preamble first")
+    };
+    assert_eq!(pre.valgrind_version.as_deref(), Some("3.21.0"));
+    assert_eq!(pre.command.as_deref(), Some("./opengl.out"));
+}
+
+#[test]
+fn memcheck_verbose_fork_used_suppressions_and_signal() {
+    let name = "memcheck-verbose-fork.log";
+    let items = read(name);
+    let r = by_pid(&items);
+    check_complete(name, &r, true, false);
+    assert_eq!(r.procs.len(), 2);
+    let parent = &r.procs[&26542];
+    let child = &r.procs[&26544];
+    assert_eq!(parent.non_leak() + parent.counted_leaks(), 15);
+    assert_eq!(parent.contexts(), 15);
+    // The child inherits the 10 contexts its parent recorded before fork().
+    assert_eq!(child.non_leak() + child.counted_leaks() + 10, 14);
+    assert_eq!(child.contexts(), 14);
+    assert_eq!(
+        parent
+            .kinds()
+            .iter()
+            .filter(|k| **k != "Leak")
+            .copied()
+            .collect::<Vec<_>>(),
+        [
+            "Addr4",
+            "Cond",
+            "Param",
+            "Free",
+            "Free",
+            "FishyValue",
+            "User",
+            "Cond",
+            "Addr4",
+            "Addr4",
+            "Jump"
+        ]
+    );
+    // Thread 2's error, then back to thread 1.
+    let tids: Vec<_> = parent
+        .errors
+        .iter()
+        .filter(|e| e.kind == "Addr4")
+        .map(|e| e.tid)
+        .collect();
+    assert_eq!(tids, [Some(1), Some(2), Some(1)]);
+    let fishy = parent
+        .errors
+        .iter()
+        .find(|e| e.kind == "FishyValue")
+        .expect("fishy");
+    assert_eq!(fishy.fishy, Some((b"malloc".to_vec(), b"size".to_vec())));
+    let mismatch = &parent.errors[4];
+    assert_eq!(mismatch.what, "Mismatched free() / delete / delete []");
+    assert_eq!(
+        mismatch.aux[0].stack[0].fun.as_deref(),
+        Some(&b"operator new[](unsigned long)"[..])
+    );
+    assert_eq!(
+        mismatch.suppression.as_ref().map(|s| s.frames[0].clone()),
+        Some(vgsupp::logs::GenFrame::Fun(b"_ZdlPvm".to_vec()))
+    );
+    let jump = parent
+        .errors
+        .iter()
+        .find(|e| e.kind == "Jump")
+        .expect("jump");
+    assert_eq!(
+        (jump.stack[0].ip, jump.stack[0].fun.as_deref()),
+        (Some(0x1234), None)
+    );
+    assert_eq!(
+        jump.suppression.as_ref().map(|s| s.frames[0].clone()),
+        Some(vgsupp::logs::GenFrame::Obj(b"*".to_vec()))
+    );
+
+    for p in [parent, child] {
+        let used: Vec<_> = p
+            .used
+            .iter()
+            .map(|u| {
+                (
+                    u.count,
+                    u.name.as_slice(),
+                    u.file.as_deref(),
+                    u.line,
+                    u.leak,
+                )
+            })
+            .collect();
+        assert_eq!(
+            used,
+            [
+                (
+                    5,
+                    &b"reachable keep rule"[..],
+                    Some(&b"my.supp"[..]),
+                    Some(9),
+                    Some((100, 5))
+                ),
+                (
+                    1,
+                    b"my overlap rule: see x.c:12 (#42)",
+                    Some(b"my.supp"),
+                    Some(3),
+                    None
+                ),
+            ]
+        );
+        assert_eq!(p.summaries.len(), 2);
+        assert_eq!(p.summaries[0].suppressed, 1);
+    }
+    assert_eq!(parent.fatal.len(), 1);
+    assert!(parent.fatal[0].starts_with("Process terminating with default action of signal 11"));
+    let files: Vec<_> = items
+        .iter()
+        .filter_map(|i| match i {
+            LogItem::SuppressionFile { pid, path } => Some((*pid, path.as_slice())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        files,
+        [
+            (Some(26542), &b"my.supp"[..]),
+            (Some(26542), b"/usr/libexec/valgrind/default.supp")
+        ]
+    );
+    let LogItem::Preamble(pre) = &items[0] else {
+        panic!("preamble first")
+    };
+    assert_eq!(pre.valgrind_version.as_deref(), Some("3.19.0"));
+    assert_eq!(pre.ppid, Some(26493));
+    assert!(pre.options.iter().any(|o| o == "--suppressions=my.supp"));
+}
+
+#[test]
+fn helgrind_and_drd() {
+    let name = "helgrind-race.log";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, true, true);
+    let p = &r.procs[&14030];
+    assert_eq!(
+        p.kinds(),
+        ["Race", "Race", "LockOrder", "UnlockUnlocked", "UnlockBogus"]
+    );
+    assert_eq!(p.contexts(), 5);
+    assert!(p.errors.iter().all(|e| e.tool == Some(Tool::Helgrind)));
+    let race = &p.errors[0];
+    assert_eq!(race.tid, Some(1));
+    assert!(
+        race.aux
+            .iter()
+            .any(|a| a.what.starts_with("This conflicts with") && !a.stack.is_empty())
+    );
+    let lock_order = &p.errors[2];
+    assert_eq!(lock_order.aux.len(), 8, "{:#?}", lock_order.aux);
+
+    let name = "drd-errors.log";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, true, true);
+    let p = &r.procs[&14077];
+    assert_eq!(
+        p.kinds(),
+        [
+            "ConflictingAccess",
+            "ConflictingAccess",
+            "MutexErr",
+            "RwlockErr",
+            "MutexErr"
+        ]
+    );
+    assert_eq!(p.contexts(), 5);
+    assert_eq!(p.summaries[0].suppressed, 6);
+    assert_eq!(p.used.len(), 1);
+    assert_eq!(p.used[0].name, b"drd-ld");
+    assert_eq!(
+        p.used[0].file.as_deref(),
+        Some(&b"/usr/libexec/valgrind/default.supp"[..])
+    );
+}
+
+/// An error's line, kind, and its block's `Tool:Kind` line.
+type Kinds = (u64, String, Vec<u8>);
+
+/// Headers alone give the same kinds as the suppression blocks' `Tool:Kind` lines.
+#[test]
+fn header_kinds_agree_with_blocks() {
+    for name in [
+        "leaky-ext.txt.gz",
+        "memcheck-verbose-fork.log",
+        "helgrind-race.log",
+        "drd-errors.log",
+        "timestamp-fork.log",
+        "cpython-pass-pythonmalloc-malloc.txt",
+    ] {
+        let mut full = bytes(name);
+        if name.ends_with(".gz") {
+            // Its 56 other errors come before the ~20,000 loss records: enough (and fast
+            // enough in debug builds).
+            let heap = full
+                .windows(13)
+                .position(|w| w == b"HEAP SUMMARY:")
+                .expect("heap");
+            let start = full[..heap]
+                .iter()
+                .rposition(|c| *c == b'\n')
+                .map_or(0, |p| p + 1);
+            full.truncate(start);
+        }
+        let stripped: Vec<u8> = full
+            .split(|c| *c == b'\n')
+            .filter(|l| l.starts_with(b"==") || l.starts_with(b"--") || l.starts_with(b"**"))
+            .flat_map(|l| l.iter().copied().chain([b'\n']))
+            .collect();
+        // Per process: without blocks an error is emitted a little later, so the order
+        // across processes may differ.
+        let mut with: BTreeMap<Option<u32>, Vec<Kinds>> = BTreeMap::new();
+        for i in read_from(full.as_slice(), name) {
+            if let LogItem::Error(e) = i {
+                let kind_line = e.suppression.expect("block").kind_line;
+                with.entry(e.pid)
+                    .or_default()
+                    .push((e.line, e.kind, kind_line));
+            }
+        }
+        let mut without: BTreeMap<Option<u32>, Vec<String>> = BTreeMap::new();
+        for i in read_from(stripped.as_slice(), name) {
+            if let LogItem::Error(e) = i {
+                assert!(e.suppression.is_none());
+                without.entry(e.pid).or_default().push(e.kind);
+            }
+        }
+        assert_eq!(
+            with.keys().collect::<Vec<_>>(),
+            without.keys().collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (pid, errs) in &with {
+            let header_kinds = &without[pid];
+            assert_eq!(errs.len(), header_kinds.len(), "{name}");
+            for ((line, kind, kind_line), header_kind) in errs.iter().zip(header_kinds) {
+                assert_eq!(kind, header_kind, "{name}: error at line {line}");
+                assert!(kind_line.ends_with(kind.as_bytes()), "{name}: line {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn time_stamps_fork_and_program_output() {
+    let name = "timestamp-fork.log";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, true, true);
+    assert_eq!(r.procs.len(), 2);
+    assert_eq!(r.procs[&26592].kinds(), ["Addr4"]);
+    assert_eq!(r.procs[&26593].kinds(), ["Cond"]);
+    for p in r.procs.values() {
+        assert_eq!((p.summaries[0].errors, p.contexts()), (3, 1));
+    }
+}
+
+/// Items without line numbers (to compare a log with a derived one).
+fn unlined(items: Vec<LogItem>) -> Vec<LogItem> {
+    items
+        .into_iter()
+        .map(|i| match i {
+            LogItem::Error(mut e) => {
+                e.line = 0;
+                LogItem::Error(e)
+            }
+            LogItem::Fatal { pid, message, .. } => LogItem::Fatal {
+                pid,
+                line: 0,
+                message,
+            },
+            LogItem::Warning { message, .. } => LogItem::Warning { line: 0, message },
+            other => other,
+        })
+        .collect()
+}
+
+#[test]
+fn ci_time_stamps_before_the_prefix() {
+    // Same lines, each behind a GitHub Actions time stamp: the same items.
+    assert_eq!(read("ci-timestamps.log"), read("drd-errors.log"));
+}
+
+#[test]
+fn nested_valgrind() {
+    let items = read("nested.log");
+    let r = by_pid(&items);
+    check_complete("nested.log", &r, true, true);
+    let inner: Vec<LogItem> = items
+        .iter()
+        .filter(|i| !matches!(i, LogItem::Preamble(p) if p.pid == Some(1000)))
+        .filter(|i| !matches!(i, LogItem::Summary(s) if s.pid == Some(1000)))
+        .cloned()
+        .collect();
+    assert_eq!(unlined(inner), unlined(read("helgrind-race.log")));
+    assert_eq!(r.procs[&1000].summaries.len(), 1);
+}
+
+#[test]
+fn interleaved_processes() {
+    let items = read("interleaved.log");
+    let r = by_pid(&items);
+    check_complete("interleaved.log", &r, true, true);
+    for (name, pid) in [("helgrind-race.log", 14030), ("drd-errors.log", 14077)] {
+        let alone: Vec<LogItem> = unlined(read(name));
+        let mixed: Vec<LogItem> = unlined(items.clone())
+            .into_iter()
+            .filter(|i| match i {
+                LogItem::Preamble(p) => p.pid == Some(pid),
+                LogItem::SuppressionFile { pid: p, .. } => *p == Some(pid),
+                LogItem::Error(e) => e.pid == Some(pid),
+                LogItem::Used(u) => u.pid == Some(pid),
+                LogItem::Summary(s) => s.pid == Some(pid),
+                LogItem::Fatal { pid: p, .. } => *p == Some(pid),
+                LogItem::Warning { .. } => true,
+            })
+            .collect();
+        assert_eq!(mixed, alone, "{name}");
+    }
+}
+
+#[test]
+fn truncated_logs() {
+    let items = read("truncated.log");
+    let r = by_pid(&items);
+    assert_eq!(r.procs[&26542].kinds(), ["Addr4", "Cond", "Param"]);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    // The cut-off error starts at line 158 (`Invalid free() …`).
+    assert_eq!(r.warnings[0].0, 158);
+    assert!(r.warnings[0].1.contains("incomplete"));
+
+    let items = read("truncated-garbage.log");
+    let r = by_pid(&items);
+    assert_eq!(r.procs[&14030].kinds(), ["Race", "Race"]);
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert!(r.warnings.iter().any(|(_, m)| m.contains("binary data")));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|(l, m)| *l == 61 && m.contains("incomplete"))
+    );
+}
+
+#[test]
+fn fatal_suppression_file_error() {
+    let r = by_pid(&read("fatal-supp.log"));
+    let p = &r.procs[&26282];
+    assert!(p.errors.is_empty());
+    assert_eq!(p.fatal.len(), 1);
+    assert!(p.fatal[0].starts_with("FATAL: in suppressions file \"bad.supp\" near line 4:"));
+}
+
+/// Tiny reader buffers (lines split across many reads) give the same items.
+#[test]
+fn buffer_size_does_not_matter() {
+    for name in [
+        "memcheck-verbose-fork.log",
+        "interleaved.log",
+        "truncated-garbage.log",
+    ] {
+        let data = bytes(name);
+        let small = read_from(BufReader::with_capacity(7, data.as_slice()), name);
+        assert_eq!(small, read_from(data.as_slice(), name), "{name}");
+    }
+}

@@ -1,0 +1,874 @@
+#!/usr/bin/env python3
+"""Helper for scripts/record-match-verdicts.sh (standard library only).
+
+Subcommands (all paths explicit, all output deterministic):
+
+  normalize-text IN OUT     copy a text log, replacing the PID in the ==PID== /
+                            --PID-- prefixes and the "Parent PID:" line
+  normalize-xml IN OUT      copy an XML log, replacing <pid>, <ppid>, <time>
+  index DATADIR             read DATADIR/baseline.{xml,txt}, check that both logs
+                            hold the same errors in the same order, write
+                            DATADIR/errors.tsv
+  mutate DATADIR PROG       write DATADIR/rules/NNNN.supp (rule name rNNNN) from
+                            the gen-suppression blocks of the baseline
+  verdicts DATADIR RUNDIR   read RUNDIR/NNNN.{xml,err,rc} (one Valgrind run per
+                            rule file) and write DATADIR/verdicts.tsv
+  check-baseline DATADIR    print a one-line summary of errors.tsv
+
+See tests/data/match/README.md for the file formats.
+"""
+
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+PID_FIXED = "1000"
+BUILD_ROOT = "/tmp/vgsupp-match"
+
+# --------------------------------------------------------------------------------------
+# log normalisation
+# --------------------------------------------------------------------------------------
+
+
+def normalize_text(src, dst):
+    with open(src, "rb") as f:
+        data = f.read().decode("utf-8", "surrogateescape")
+    data = re.sub(r"(?m)^==\d+==", "==" + PID_FIXED + "==", data)
+    data = re.sub(r"(?m)^--\d+--", "--" + PID_FIXED + "--", data)
+    data = re.sub(r"(?m)^(==\d+== Parent PID: )\d+$", r"\g<1>999", data)
+    with open(dst, "wb") as f:
+        f.write(data.encode("utf-8", "surrogateescape"))
+
+
+def normalize_xml(src, dst):
+    with open(src, "rb") as f:
+        data = f.read().decode("utf-8", "surrogateescape")
+    data = re.sub(r"<pid>\d+</pid>", "<pid>" + PID_FIXED + "</pid>", data)
+    data = re.sub(r"<ppid>\d+</ppid>", "<ppid>999</ppid>", data)
+    data = re.sub(r"<time>[0-9:.]+ </time>", "<time>00:00:00:00.000 </time>", data)
+    with open(dst, "wb") as f:
+        f.write(data.encode("utf-8", "surrogateescape"))
+
+
+# --------------------------------------------------------------------------------------
+# XML errors
+# --------------------------------------------------------------------------------------
+
+LEAK_KIND_WORD = {
+    "Leak_DefinitelyLost": "definite",
+    "Leak_IndirectlyLost": "indirect",
+    "Leak_PossiblyLost": "possible",
+    "Leak_StillReachable": "reachable",
+}
+
+
+def _txt(el, tag):
+    c = el.find(tag)
+    return None if c is None else (c.text or "")
+
+
+def parse_frames(stack):
+    frames = []
+    for fr in stack.findall("frame"):
+        frames.append(
+            {
+                "ip": _txt(fr, "ip"),
+                "obj": _txt(fr, "obj"),
+                "fn": _txt(fr, "fn"),
+                "dir": _txt(fr, "dir"),
+                "file": _txt(fr, "file"),
+                "line": _txt(fr, "line"),
+            }
+        )
+    return frames
+
+
+def parse_xml_errors(path):
+    """Return (errors, errorcounts, suppcounts) of one XML log.
+
+    errors: list of dicts in document order (only <error> children of the root; the
+    duplicated top-level <suppression> elements are ignored)."""
+    root = ET.parse(path).getroot()
+    errors = []
+    for el in root.findall("error"):
+        kind = _txt(el, "kind")
+        what = _txt(el, "what")
+        if what is None:
+            xw = el.find("xwhat")
+            what = _txt(xw, "text") if xw is not None else ""
+        stack = el.find("stack")
+        frames = parse_frames(stack) if stack is not None else []
+        supp = el.find("suppression")
+        s = None
+        if supp is not None:
+            sframes = []
+            for sf in supp.findall("sframe"):
+                fn, obj = _txt(sf, "fun"), _txt(sf, "obj")
+                sframes.append("fun:" + fn if fn is not None else "obj:" + (obj or ""))
+            s = {
+                "skind": _txt(supp, "skind"),
+                "skaux": _txt(supp, "skaux"),
+                "sframes": sframes,
+                "rawtext": (_txt(supp, "rawtext") or "").strip("\n"),
+            }
+        errors.append(
+            {
+                "unique": _txt(el, "unique"),
+                "kind": kind,
+                "what": what,
+                "frames": frames,
+                "supp": s,
+            }
+        )
+    errorcounts = {}
+    ec = root.find("errorcounts")
+    if ec is not None:
+        for p in ec.findall("pair"):
+            errorcounts[_txt(p, "unique")] = int(_txt(p, "count"))
+    suppcounts = {}
+    sc = root.find("suppcounts")
+    if sc is not None:
+        for p in sc.findall("pair"):
+            suppcounts[_txt(p, "name")] = int(_txt(p, "count"))
+    return errors, errorcounts, suppcounts
+
+
+def error_key(e):
+    """Stable identity of an error across runs: suppression kind, XML kind and every
+    printed frame as fn@file:line (fn@obj when there is no line info)."""
+    parts = []
+    for fr in e["frames"]:
+        fn = fr["fn"] if fr["fn"] is not None else "???"
+        if fr["file"] is not None:
+            parts.append("%s@%s:%s" % (fn, fr["file"], fr["line"]))
+        else:
+            parts.append("%s@%s" % (fn, fr["obj"] if fr["obj"] is not None else "???"))
+    skind = e["supp"]["skind"] if e["supp"] else "?"
+    return "%s|%s|%s" % (skind, e["kind"], ";".join(parts))
+
+
+def xml_error_lines(path):
+    out = []
+    with open(path, "rb") as f:
+        for i, line in enumerate(f, 1):
+            if line.rstrip(b"\r\n") == b"<error>":
+                out.append(i)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# text errors
+# --------------------------------------------------------------------------------------
+
+TEXT_HEADER = re.compile(
+    r"^==\d+== ("
+    r"Invalid (read|write) of size \d+"
+    r"|Use of uninitialised value of size \d+"
+    r"|Conditional jump or move depends on uninitialised value\(s\)"
+    r"|Syscall param .* (contains|points to) (uninitialised|unaddressable) byte\(s\)"
+    r"|Invalid free\(\) / delete / delete\[\] / realloc\(\)"
+    r"|Mismatched free\(\) / delete / delete \[\]"
+    r"|Source and destination overlap in .*"
+    r"|Jump to the invalid address stated on the next line"
+    r"|Argument '.*' of function .* has a fishy \(possibly negative\) value: -?\d+"
+    r"|(Uninitialised|Unaddressable) byte\(s\) found during client check request"
+    r"|Illegal memory pool address"
+    r"|.* contains unaddressable byte\(s\)"
+    r"|[0-9,]+ (\([0-9,]+ direct, [0-9,]+ indirect\) )?bytes in [0-9,]+ blocks are "
+    r"(definitely|indirectly|possibly) lost in loss record [0-9,]+ of [0-9,]+"
+    r"|[0-9,]+ (\([0-9,]+ direct, [0-9,]+ indirect\) )?bytes in [0-9,]+ blocks are "
+    r"still reachable in loss record [0-9,]+ of [0-9,]+"
+    r")$"
+)
+TEXT_FRAME = re.compile(r"^==\d+==    (at|by) 0x([0-9A-F]+): (.*)$")
+TEXT_CONTEXT = re.compile(r"^==\d+== \d+ errors in context \d+ of \d+:$")
+
+
+def split_what(what):
+    """'fn (file:12)' / 'fn (in /obj)' / '???' -> (display fn, location or None)."""
+    m = re.match(r"^(.*) \(([^()]*)\)$", what)
+    if m:
+        return m.group(1), m.group(2)
+    return what, None
+
+
+def parse_text_errors(path):
+    with open(path, "rb") as f:
+        lines = f.read().decode("utf-8", "surrogateescape").split("\n")
+    errs = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if TEXT_CONTEXT.match(line):
+            break  # the -v list of error contexts repeats the errors: stop
+        if TEXT_HEADER.match(line):
+            header = line.split("== ", 1)[1]
+            frames = []
+            j = i + 1
+            while j < len(lines):
+                m = TEXT_FRAME.match(lines[j])
+                if not m:
+                    break
+                fn, loc = split_what(m.group(3))
+                frames.append({"ip": "0x" + m.group(2), "display": fn, "loc": loc})
+                j += 1
+            errs.append({"line": i + 1, "header": header, "frames": frames})
+            i = j
+            continue
+        i += 1
+    return errs
+
+
+# --------------------------------------------------------------------------------------
+# index
+# --------------------------------------------------------------------------------------
+
+
+def load_baseline(datadir):
+    xml_path = os.path.join(datadir, "baseline.xml")
+    txt_path = os.path.join(datadir, "baseline.txt")
+    errors, errorcounts, _ = parse_xml_errors(xml_path)
+    xlines = xml_error_lines(xml_path)
+    terrs = parse_text_errors(txt_path)
+    problems = []
+    if len(xlines) != len(errors):
+        problems.append("%d <error> lines but %d errors" % (len(xlines), len(errors)))
+    if len(terrs) != len(errors):
+        problems.append("text log has %d errors, XML log %d" % (len(terrs), len(errors)))
+    for n, (e, t) in enumerate(zip(errors, terrs), 1):
+        xips = [fr["ip"] for fr in e["frames"]]
+        tips = [fr["ip"] for fr in t["frames"]]
+        if xips != tips:
+            problems.append("error %d: text and XML stacks differ (%s vs %s)" % (n, tips, xips))
+        # 3.19 quirk: for 2-argument Overlap errors (strcpy) and for FishyValue the
+        # XML <what> text ends with a newline; compare without it.
+        if e["what"].rstrip("\n") != t["header"]:
+            problems.append("error %d: header %r vs what %r" % (n, t["header"], e["what"]))
+        if e["supp"] is None:
+            problems.append("error %d: no gen-suppression block" % n)
+            continue
+        sf = e["supp"]["sframes"]
+        if len(sf) != len(e["frames"]):
+            problems.append("error %d: %d sframes for %d frames" % (n, len(sf), len(e["frames"])))
+        for k, (s, fr) in enumerate(zip(sf, e["frames"])):
+            if s.startswith("fun:"):
+                ok = fr["fn"] == s[4:]
+            else:
+                ok = fr["fn"] is None and (s[4:] == "*" or s[4:] == fr["obj"])
+            if not ok:
+                problems.append("error %d frame %d: sframe %r vs frame %r" % (n, k, s, fr))
+        for k, (fr, tf) in enumerate(zip(e["frames"], t["frames"])):
+            fr["display"] = tf["display"]
+    keys = [error_key(e) for e in errors]
+    if len(set(keys)) != len(keys):
+        problems.append("duplicate error keys")
+    for e, k, xl, t in zip(errors, keys, xlines, terrs):
+        e["key"] = k
+        e["xml_line"] = xl
+        e["text_line"] = t["line"]
+        e["count"] = 1 if e["kind"].startswith("Leak_") else errorcounts.get(e["unique"], 0)
+    if problems:
+        for p in problems:
+            print("vgmatch index %s: %s" % (datadir, p), file=sys.stderr)
+        sys.exit(1)
+    return errors
+
+
+def cmd_index(datadir):
+    errors = load_baseline(datadir)
+    with open(os.path.join(datadir, "errors.tsv"), "w") as f:
+        f.write("index\tkind\txml_line\ttext_line\tkey\n")
+        for n, e in enumerate(errors, 1):
+            f.write("%d\t%s\t%d\t%d\t%s\n" % (n, e["supp"]["skind"], e["xml_line"], e["text_line"], e["key"]))
+
+
+# --------------------------------------------------------------------------------------
+# mutations
+# --------------------------------------------------------------------------------------
+
+LEAK_WORDS = ["definite", "indirect", "possible", "reachable"]
+ADDR_SIZES = [1, 2, 4, 8, 16, 32]
+VALUE_SIZES = [0, 1, 2, 4, 8, 16, 32]
+LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+
+# Extra known paths for obj: mutations (symlinks that Valgrind does NOT report).
+SYMLINK_ALIASES = {
+    BUILD_ROOT + "/opt/vendor/lib/libvendor.so.1.2.3": [
+        BUILD_ROOT + "/opt/vendor/lib/libvendor.so.1",
+        BUILD_ROOT + "/lib/libvendor.so.1",
+        BUILD_ROOT + "/lib/libvendor.so",
+    ],
+    LIBC: ["/lib/x86_64-linux-gnu/libc.so.6"],
+}
+
+
+class Rule:
+    __slots__ = ("target", "slug", "kindline", "extra", "frames", "style")
+
+    def __init__(self, target, slug, kindline, extra, frames, style="plain"):
+        self.target = target
+        self.slug = slug
+        self.kindline = kindline
+        self.extra = extra  # list of extra lines (0 or 1)
+        self.frames = frames
+        self.style = style
+
+    def body(self):
+        return (self.kindline, tuple(self.extra), tuple(self.frames), self.style)
+
+
+def inlined_into_next(frames, i):
+    """Frame i is (probably) an inline expansion of the IP it shares with frame i+1.
+    Same IP and a different function name; recursion repeats IP and name."""
+    return (i + 1 < len(frames) and frames[i + 1]["ip"] == frames[i]["ip"]
+            and frames[i + 1]["fn"] != frames[i]["fn"])
+
+
+def interesting_fun_frames(frames):
+    """Indices of fun: frames worth wildcard mutations: the top frame, the first frame
+    of the user's code below an allocator/interceptor, frames with clone suffixes,
+    mangled names, or inlined frames (same IP as the next frame)."""
+    picks = []
+    for i, fr in enumerate(frames):
+        s = fr["s"]
+        if not s.startswith("fun:"):
+            continue
+        name = s[4:]
+        special = (
+            i == 0
+            or re.search(r"\.(isra|constprop|part|cold)\.?\d*", name)
+            or name.startswith("_Z")
+            or inlined_into_next(frames, i)
+        )
+        if special:
+            picks.append(i)
+    if len(picks) < 2:
+        for i, fr in enumerate(frames):
+            if i not in picks and fr["s"].startswith("fun:") and fr["s"] != "fun:main":
+                picks.append(i)
+                break
+    return sorted(set(picks))[:4]
+
+
+def fun_variants(name, display):
+    """(slug, pattern) pairs for one function name."""
+    out = []
+    L = len(name)
+    if L >= 2:
+        out.append(("star-suffix", name[: max(1, L // 2)] + "*"))
+        out.append(("star-prefix", "*" + name[L // 2 :]))
+    if L >= 4:
+        out.append(("star-middle", name[:2] + "*" + name[-2:]))
+    out.append(("star-both", "*" + name + "*"))
+    out.append(("star-only", "*"))
+    out.append(("q-one", name[: L // 2] + "?" + name[L // 2 + 1 :]))
+    out.append(("q-all", "?" * L))
+    if L > 1:
+        out.append(("q-short", "?" * (L - 1)))
+    if name.upper() != name:
+        out.append(("upper", name.upper()))
+    out.append(("extra-char", name + "x"))
+    if L > 1:
+        out.append(("truncated", name[:-1]))
+    if "_" in name:
+        out.append(("backslash", name.replace("_", "\\_", 1)))
+    out.append(("space-after-colon", " " + name))
+    m = re.match(r"^(.*?)(\.(isra|constprop|part|cold)(\.\d+)?)$", name)
+    if m:
+        base = m.group(1)
+        out.append(("no-clone-suffix", base))
+        out.append(("no-clone-suffix-star", base + "*"))
+        out.append(("clone-q", name[:-1] + "?"))
+    if display and display != name and display not in ("???",):
+        out.append(("demangled", display))
+        d2 = re.sub(r" \[clone [^\]]*\]$", "", display)
+        if d2 != display:
+            out.append(("demangled-no-clone", d2))
+        d3 = re.sub(r"\(.*$", "", d2)
+        if d3 and d3 != d2:
+            out.append(("demangled-no-args", d3))
+            out.append(("demangled-no-args-star", d3 + "*"))
+    return out
+
+
+def obj_variants(obj):
+    out = [("obj-full", obj), ("obj-star", "*"), ("obj-basename", os.path.basename(obj)),
+           ("obj-dir-star", "*/" + os.path.basename(obj)), ("obj-qqq", "???")]
+    b = os.path.basename(obj)
+    m = re.match(r"^(lib[^.]*\.so)", b)
+    if m:
+        out.append(("obj-soname-glob", "*/" + m.group(1) + "*"))
+    if "vgpreload" in b:
+        out.append(("obj-vgpreload-glob", "*vgpreload_memcheck*"))
+    for k, alias in enumerate(SYMLINK_ALIASES.get(obj, [])):
+        out.append(("obj-symlink-%d" % k, alias))
+    out.append(("obj-upper", obj.upper()))
+    return out
+
+
+def src_variants(fr):
+    f, line, d = fr["file"], fr["line"], fr["dir"]
+    if f is None:
+        return [("src-star-noinfo", "*"), ("src-guess-noinfo", "vg_replace_malloc.c")]
+    out = [("src-file", f), ("src-file-line", "%s:%s" % (f, line)),
+           ("src-wrong-line", "%s:%d" % (f, int(line) + 1)),
+           ("src-star", "*"), ("src-star-line", "*:%s" % line),
+           ("src-q-ext", f[:-1] + "?"), ("src-line-junk", "%s:%sx" % (f, line)),
+           ("src-line-abc", "%s:abc" % f)]
+    if d:
+        out.append(("src-with-dir", "%s/%s:%s" % (d, f, line)))
+        out.append(("src-with-reldir", "%s/%s" % (os.path.basename(d), f)))
+    return out
+
+
+def wrong_kinds(kind):
+    """Other kind names to try, without extra lines."""
+    m = re.match(r"^(Addr|Value)(\d+)$", kind)
+    if m:
+        base, n = m.group(1), int(m.group(2))
+        sizes = ADDR_SIZES if base == "Addr" else VALUE_SIZES
+        out = ["%s%d" % (base, s) for s in sizes if s != n]
+        out.append(("Value" if base == "Addr" else "Addr") + str(n))
+        if base == "Value":
+            out.append("Cond")
+        return out
+    return {
+        "Cond": ["Value0", "Value1", "Value8", "Addr1", "Jump"],
+        "Param": ["Value8", "User"],
+        "Overlap": ["Free", "Addr8"],
+        "Free": ["Overlap", "Mempool", "Addr4"],
+        "FishyValue": ["Value8"],
+        "User": ["Param-as-User", "CoreMem", "Addr8"],
+        "Jump": ["Addr1", "Value8", "CoreMem"],
+        "Leak": ["Free", "Addr8"],
+    }.get(kind, ["Addr4"])
+
+
+def rotate(lst, start, k):
+    """k items of lst starting at position start (mod len), wrapping around."""
+    if not lst:
+        return []
+    k = min(k, len(lst))
+    return [lst[(start + j) % len(lst)] for j in range(k)]
+
+
+class Gen:
+    def __init__(self, prog, errors):
+        self.prog = prog
+        self.errors = errors
+        self.rules = []
+        self.seen = {}
+        self.fatal_done = set()
+
+    def add(self, target, slug, kindline, extra, frames, style="plain"):
+        r = Rule(target, slug, kindline, list(extra), list(frames), style)
+        b = r.body()
+        if b in self.seen:
+            return
+        self.seen[b] = r
+        self.rules.append(r)
+
+    def once(self, tag):
+        """True the first time a program-wide tag is asked for (used to keep only a
+        few FATAL rules per program)."""
+        if tag in self.fatal_done:
+            return False
+        self.fatal_done.add(tag)
+        return True
+
+    def gen_error(self, idx, e):
+        s = e["supp"]
+        tool, kind = s["skind"].split(":", 1)
+        kl = s["skind"]
+        extra = [s["skaux"]] if s["skaux"] is not None else []
+        F = list(s["sframes"])
+        n = len(F)
+        frames = [dict(fr, s=F[k]) for k, fr in enumerate(e["frames"])]
+        add = lambda slug, fr, kline=kl, ex=None, style="plain": self.add(
+            idx, slug, kline, extra if ex is None else ex, fr, style)
+
+        # -- exact, prefixes, not-from-top --------------------------------------------
+        add("exact", F)
+        for k in (range(1, n) if n <= 8 else sorted({1, 2, 3, 4, n // 2, n - 2, n - 1})):
+            add("prefix-%d" % k, F[:k])
+        if n > 1:
+            add("skip-top", F[1:])
+            if n > 2 and idx % 2:
+                add("skip-top-2", F[2:])
+
+        # -- frame wildcard ... ---------------------------------------------------------
+        m = n // 2
+        add("dots-start", ["..."] + F)
+        add("dots-end", F + ["..."])
+        if n > 1:
+            if idx % 2:
+                add("dots-middle", F[:m] + ["..."] + F[m:])
+            else:
+                add("dots-double-middle", F[:m] + ["...", "..."] + F[m:])
+        if idx % 2:
+            add("dots-double-start", ["...", "..."] + F)
+        else:
+            add("dots-everywhere", [x for f in F for x in ("...", f)] + ["..."])
+        add("dots-last-only", ["...", F[-1]])
+        reps = sorted({0, m, n - 1})
+        for i in reps:
+            add("dots-replace-%d" % i, F[:i] + ["..."] + F[i + 1 :])
+        if n > 2:
+            add("dots-then-from-%d" % m, ["..."] + F[m:])
+        add("dots-wrong-fun" if idx % 2 else "dots-then-wrong",
+            ["...", "fun:no_such_function_xyz"] if idx % 2 else F[:1] + ["...", "fun:no_such_function_xyz"])
+
+        # -- fun: wildcards and name forms ----------------------------------------------
+        # The first picked frame gets the full set, the others a rotating subset.
+        for rank, i in enumerate(interesting_fun_frames(frames)):
+            name = F[i][4:]
+            disp = frames[i].get("display")
+            vs = fun_variants(name, disp)
+            must = [v for v in vs if v[0].startswith(("no-clone", "demangled", "clone"))]
+            rest = [v for v in vs if v not in must]
+            vs = must + rotate(rest, 3 * idx + rank, 4 if rank == 0 else 1)
+            for slug, pat in vs:
+                add("fun%d-%s" % (i, slug), F[:i] + ["fun:" + pat] + F[i + 1 :])
+        # ??? frames (stripped library / jump target): fun:??? etc.
+        for i, fr in enumerate(frames):
+            if F[i].startswith("obj:"):
+                add("objframe%d-fun-qqq" % i, F[:i] + ["fun:???"] + F[i + 1 :])
+                add("objframe%d-fun-star" % i, F[:i] + ["fun:*"] + F[i + 1 :])
+                add("objframe%d-fun-q3" % i, F[:i] + ["fun:?*"] + F[i + 1 :])
+                if "libblob" in (fr["obj"] or ""):
+                    add("objframe%d-fun-hidden-name" % i,
+                        F[:i] + ["fun:blob_scribble" if i == 0 else "fun:blob_stage"] + F[i + 1 :])
+                break
+
+        # -- obj: forms -------------------------------------------------------------------
+        # The first frame of each object: full set for the first object, a subset for
+        # the others (symlink aliases always).
+        objs_done = []
+        for i, fr in enumerate(frames):
+            obj = fr["obj"]
+            key = obj or "???"
+            if key in objs_done:
+                continue
+            objs_done.append(key)
+            if obj is None:
+                add("obj%d-qqq" % i, F[:i] + ["obj:???"] + F[i + 1 :])
+                add("obj%d-star" % i, F[:i] + ["obj:*"] + F[i + 1 :])
+                continue
+            vs = obj_variants(obj)
+            must = [v for v in vs if v[0].startswith(("obj-full", "obj-symlink", "obj-soname"))
+                    or (v[0] == "obj-qqq" and "libblob" in obj)]
+            rest = [v for v in vs if v not in must]
+            vs = must + rotate(rest, 2 * idx + len(objs_done), 2 if len(objs_done) == 1 else 1)
+            for slug, pat in vs:
+                add("obj%d-%s" % (i, slug[4:]), F[:i] + ["obj:" + pat] + F[i + 1 :])
+        add("all-obj-star" if idx % 2 else "all-obj-full",
+            ["obj:*"] * n if idx % 2 else ["obj:" + (fr["obj"] or "???") for fr in frames])
+
+        # -- src: forms -------------------------------------------------------------------
+        # Full set on the top frame; on the first frame with line info, on the frame
+        # after an inline expansion (the src: index quirk) and on the last frame only
+        # the exact, wrong-line and file-only forms.
+        src_picks = [0]
+        for i, fr in enumerate(frames):
+            if fr["file"] is not None and i not in src_picks:
+                src_picks.append(i)
+                break
+        for i, fr in enumerate(frames):
+            if i > 0 and inlined_into_next(frames, i - 1) and i not in src_picks:
+                src_picks.append(i)
+                if i + 1 < n and (i + 1) not in src_picks:
+                    src_picks.append(i + 1)
+                break
+        if n > 1 and frames[-1]["file"] is not None and (n - 1) not in src_picks:
+            src_picks.append(n - 1)
+        for rank, i in enumerate(src_picks):
+            vs = src_variants(frames[i])
+            if rank == 0 and frames[i]["file"] is not None:
+                vs = vs[:2] + rotate(vs[2:], 3 * idx, 3)
+            elif frames[i]["file"] is None:
+                vs = [v for v in vs if v[0] == "src-star-noinfo"]
+            else:
+                vs = [v for v in vs if v[0] == "src-file-line"] + rotate(
+                    [v for v in vs if v[0] in ("src-file", "src-wrong-line")], idx + rank, 1)
+            for slug, pat in vs:
+                add("src%d-%s" % (i, slug[4:]), F[:i] + ["src:" + pat] + F[i + 1 :])
+        if any(fr["file"] for fr in frames):
+            add("all-src-line", ["src:%s:%s" % (fr["file"], fr["line"]) if fr["file"] else "src:*"
+                                 for fr in frames])
+            if idx % 2:
+                add("all-src-file", ["src:%s" % fr["file"] if fr["file"] else "obj:*" for fr in frames])
+            else:
+                add("all-src-star", ["src:*"] * n)
+
+        # -- kind line ----------------------------------------------------------------------
+        wks = wrong_kinds(kind)
+        for wk in wks[:1] + rotate(wks[1:], 2 * idx, 2):
+            if wk == "Param-as-User":
+                add("kind-Param", F, "%s:Param" % tool, ["write(buf)"])
+                continue
+            add("kind-%s" % wk, F, "%s:%s" % (tool, wk), [])
+        if kind != "Leak":
+            add("kind-Leak", F, "%s:Leak" % tool, [])
+        if idx % 2:
+            add("tool-lowercase", F, "memcheck:" + kind)
+        else:
+            add("tool-space-before-colon", F, "Memcheck :" + kind)
+        if self.once("kind-space-after-colon"):
+            add("kind-space-after-colon", F, "Memcheck: " + kind)
+        if self.once("kind-lowercase") and kind.lower() != kind:
+            add("kind-lowercase", F, "Memcheck:" + kind.lower())
+
+        # -- multi-tool lines (rotate through the list so each error gets a few) -------------
+        multi = [
+            ("tools-mc-hg", "Memcheck,Helgrind:"),
+            ("tools-hg-mc", "Helgrind,Memcheck:"),
+            ("tools-mc-drd", "Memcheck,drd:"),
+            ("tools-leading-comma", ",Memcheck:"),
+            ("tools-hg-only", "Helgrind:"),
+            ("tools-space-after-comma", "Helgrind, Memcheck:"),
+            ("tools-mcx-first", "MemcheckX,Memcheck:"),
+            ("tools-mcx-second", "Memcheck,MemcheckX:"),
+            ("tools-drd-upper", "DRD,Memcheck:"),
+            ("tools-three", "drd,Helgrind,Memcheck:"),
+            ("tools-empty", ":"),
+        ]
+        for slug, prefix in rotate(multi, 2 * idx, 2):
+            add(slug, F, prefix + kind)
+
+        # -- stack depth: below main and beyond the recorded stack ---------------------------
+        # The matcher sees up to --num-callers IPs (inline-expanded), including frames
+        # below main that the log hides. On this system a stack ending in main has 5
+        # more: (below main) [__libc_start_call_main], __libc_start_main@@GLIBC_2.34,
+        # (below main) [_start] and two junk IPs (unknown object). So F + k * obj:*
+        # should match up to k = min(5, 12 - IPs shown) and fail above.
+        # Same IP on consecutive frames is an inline expansion or a recursion; the
+        # two cannot be told apart from the log, so try both boundaries.
+        ips_hi = n
+        ips_lo = len([k for k in range(n) if k == 0 or frames[k]["ip"] != frames[k - 1]["ip"]])
+        below_n = 5 if F[-1] == "fun:main" else 0
+        bounds = {max(0, min(below_n, 12 - ips_hi)), max(0, min(below_n, 12 - ips_lo))}
+        for k in sorted({b + d for b in bounds for d in (0, 1)} - {0}):
+            add("beyond-obj-star-%d" % k, F + ["obj:*"] * k)
+        if F[-1] == "fun:main":
+            below = [
+                ("below-main", ["fun:(below main)"]),
+                ("below-main-raw", ["fun:__libc_start_call_main"]),
+                ("below-main-libc-glob", ["obj:*libc.so*"]),
+                ("below-main-libc-full", ["obj:" + LIBC]),
+                ("below-main-libc-symlink", ["obj:/lib/x86_64-linux-gnu/libc.so.6"]),
+                ("below-main-chain", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                                      "fun:(below main)"]),
+                ("below-main-unversioned", ["fun:(below main)", "fun:__libc_start_main"]),
+                ("below-main-version-glob", ["fun:(below main)", "fun:__libc_start_main*"]),
+                ("below-main-start", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                                      "fun:_start"]),
+                ("below-main-src", ["src:libc_start_call_main.h"]),
+                ("below-main-src-line", ["src:libc_start_call_main.h:58"]),
+                ("below-main-exe", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                                    "obj:" + (frames[-1]["obj"] or "???")]),
+                ("below-main-junk", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                                     "fun:(below main)", "obj:???", "obj:???"]),
+                ("below-main-junk-plus-one", ["fun:(below main)",
+                                              "fun:__libc_start_main@@GLIBC_2.34",
+                                              "fun:(below main)", "obj:???", "obj:???",
+                                              "obj:*"]),
+            ]
+            add("below-main", F + ["fun:(below main)"])
+            for slug, tail in rotate(below[1:], 2 * idx, 2):
+                add(slug, F + tail)
+            if idx % 3 == 1:
+                add("main-then-below", ["...", "fun:main", "fun:(below main)"])
+        else:
+            add("beyond-fun-star", F + ["fun:*"])
+
+        # -- kind specific extra lines --------------------------------------------------------
+        if kind == "Leak":
+            own = s["skaux"].split(":", 1)[1].strip()
+            sets = [[w] for w in LEAK_WORDS]
+            multi_sets = [[a, b] for ai, a in enumerate(LEAK_WORDS) for b in LEAK_WORDS[ai + 1 :]]
+            multi_sets += [[w for w in LEAK_WORDS if w != x] for x in LEAK_WORDS]
+            sets += rotate(multi_sets, 3 * idx, 4)
+            for st in sets:
+                add("mlk-" + "-".join(st), F, kl, ["match-leak-kinds: " + ",".join(st)])
+            add("mlk-all", F, kl, ["match-leak-kinds: all"])
+            add("mlk-none", F, kl, ["match-leak-kinds: none"])
+            add("mlk-absent", F, kl, [])
+            syn = [("mlk-empty-items", "match-leak-kinds: ,,%s," % own),
+                   ("mlk-tab", "match-leak-kinds:\t%s" % own),
+                   ("mlk-nospace", "match-leak-kinds:%s" % own),
+                   ("mlk-all-four", "match-leak-kinds: " + ",".join(reversed(LEAK_WORDS)))]
+            for slug, line in rotate(syn, idx, 2):
+                add(slug, F, kl, [line])
+            if self.once("mlk-fatal-space"):
+                add("mlk-fatal-space-in-list", F, kl, ["match-leak-kinds: %s, possible" % own])
+            if self.once("mlk-fatal-case"):
+                add("mlk-fatal-capital", F, kl, ["match-leak-kinds: " + own.capitalize()])
+            if self.once("mlk-fatal-all-combo"):
+                add("mlk-fatal-all-combined", F, kl, ["match-leak-kinds: all," + own])
+            # only the allocator frame: matches every record from that allocator
+            add("alloc-only-any-kind", F[:1], kl, [])
+            add("alloc-only-own-kind", F[:1], kl, extra)
+        elif kind == "Param":
+            p = s["skaux"]
+            syscall = p.split("(", 1)[0]
+            add("param-wildcard", F, kl, [syscall + "(*)"])
+            add("param-star", F, kl, ["*"])
+            add("param-upper", F, kl, [p[0].upper() + p[1:]])
+            add("param-trailing-space", F, kl, [p + " "])
+            add("param-leading-space", F, kl, ["  " + p])
+            for other in ("write(buf)", "write(count)", "openat(filename)", "read(buf)"):
+                if other != p:
+                    add("param-other-" + other.replace("(", "-").rstrip(")"), F, kl, [other])
+            add("param-src-line", F, kl, ["src:basic.c"])
+            if self.once("param-fatal-missing"):
+                add("param-fatal-missing", F, kl, [])
+        elif kind == "FishyValue":
+            p = s["skaux"]
+            fn, arg = p.split("(", 1)
+            arg = arg.rstrip(")")
+            add("fishy-junk-after", F, kl, [p + "junk"])
+            add("fishy-wrong-arg", F, kl, ["%s(sz)" % fn])
+            add("fishy-wrong-fn", F, kl, ["%s(%s)" % ("calloc" if fn != "calloc" else "malloc", arg)])
+            add("fishy-star-arg", F, kl, ["%s(*)" % fn])
+            add("fishy-star-fn", F, kl, ["*(%s)" % arg])
+            add("fishy-space", F, kl, ["%s (%s)" % (fn, arg)])
+            add("fishy-other-real", F, kl, ["calloc(nmemb)" if p != "calloc(nmemb)" else "realloc(size)"])
+            if self.once("fishy-fatal-unclosed"):
+                add("fishy-fatal-unclosed", F, kl, ["%s(%s" % (fn, arg)])
+
+        # -- layout variants -----------------------------------------------------------------
+        if idx % 4 == 0:
+            add("layout-trailing-ws", F, style="trailing-ws")
+            add("layout-tabs", F, style="tabs")
+            add("layout-crlf", F, style="crlf")
+        if self.once("only-dots"):
+            add("fatal-only-dots", ["..."])
+        if self.once("core-kind"):
+            add("fatal-core-tool", F, "core:" + kind)
+
+        # -- dedup: the hidden second occurrence --------------------------------------------
+        if "fun:dedup_first_caller" in F:
+            i = F.index("fun:dedup_first_caller")
+            add("dedup-second-caller", F[:i] + ["fun:dedup_second_caller"] + F[i + 1 :])
+            add("dedup-second-caller-dots", ["...", "fun:dedup_second_caller"])
+            add("dedup-first-caller-dots", ["...", "fun:dedup_first_caller"])
+            add("dedup-top4", F[:4])
+
+    def render(self, num, r, e):
+        name = "r%04d" % num
+        lines = [
+            "# vgsupp match rule %04d (%s)" % (num, self.prog),
+            "# target: error %d (%s) %s" % (r.target, e["supp"]["skind"], e["key"].split("|")[2].split(";")[0]),
+            "# mutation: %s" % r.slug,
+        ]
+        ind = "\t" if r.style == "tabs" else "   "
+        ws = " \t " if r.style == "trailing-ws" else ""
+        lines.append("{")
+        lines.append(ind + name + ws)
+        lines.append(ind + r.kindline + ws)
+        for x in r.extra:
+            lines.append(ind + x + ws)
+        for f in r.frames:
+            lines.append(ind + f + ws)
+        lines.append("}")
+        eol = "\r\n" if r.style == "crlf" else "\n"
+        return eol.join(lines) + eol
+
+
+def cmd_mutate(datadir, prog):
+    errors = load_baseline(datadir)
+    g = Gen(prog, errors)
+    for idx, e in enumerate(errors, 1):
+        g.gen_error(idx, e)
+    rdir = os.path.join(datadir, "rules")
+    os.makedirs(rdir, exist_ok=True)
+    for old in os.listdir(rdir):
+        os.unlink(os.path.join(rdir, old))
+    for num, r in enumerate(g.rules, 1):
+        with open(os.path.join(rdir, "%04d.supp" % num), "w", newline="") as f:
+            f.write(g.render(num, r, errors[r.target - 1]))
+    print("%s: %d errors, %d rule files" % (prog, len(errors), len(g.rules)))
+
+
+# --------------------------------------------------------------------------------------
+# verdicts
+# --------------------------------------------------------------------------------------
+
+
+def cmd_verdicts(datadir, rundir):
+    errors = load_baseline(datadir)
+    keys = [e["key"] for e in errors]
+    rules = sorted(f[:-5] for f in os.listdir(os.path.join(datadir, "rules")) if f.endswith(".supp"))
+    rows = []
+    problems = []
+    for r in rules:
+        base = os.path.join(rundir, r)
+        with open(base + ".rc") as f:
+            rc = int(f.read().strip() or "-1")
+        with open(base + ".err", "rb") as f:
+            err = f.read().decode("utf-8", "replace")
+        if "FATAL: in suppressions file" in err:
+            if rc != 1:
+                problems.append("%s: FATAL with exit status %d" % (r, rc))
+            for n in range(1, len(errors) + 1):
+                rows.append("%s\t%d\tfatal" % (r, n))
+            continue
+        if rc != 0:
+            problems.append("%s: exit status %d: %s" % (r, rc, err.strip().splitlines()[-1:] or ""))
+            continue
+        got, _, suppcounts = parse_xml_errors(base + ".xml")
+        gotkeys = [error_key(g) for g in got]
+        extra = [k for k in gotkeys if k not in keys]
+        if extra:
+            problems.append("%s: errors not in the baseline: %s" % (r, extra))
+        present = set(gotkeys)
+        expected_count = 0
+        for n, k in enumerate(keys, 1):
+            sup = 0 if k in present else 1
+            if sup:
+                expected_count += errors[n - 1]["count"]
+            rows.append("%s\t%d\t%d" % (r, n, sup))
+        # order of the remaining errors must be the baseline order
+        order = [keys.index(k) for k in gotkeys if k in keys]
+        if order != sorted(order):
+            problems.append("%s: errors out of baseline order" % r)
+        cnt = suppcounts.get("r" + r, 0)
+        others = {k: v for k, v in suppcounts.items() if k != "r" + r}
+        if others:
+            problems.append("%s: unexpected suppcounts %s" % (r, others))
+        if cnt != expected_count:
+            problems.append("%s: suppcounts says %d, baseline errors account for %d" % (r, cnt, expected_count))
+    with open(os.path.join(datadir, "verdicts.tsv"), "w") as f:
+        f.write("rule\terror_index\tsuppressed\n")
+        for row in rows:
+            f.write(row + "\n")
+    if problems:
+        for p in problems:
+            print("vgmatch verdicts %s: %s" % (datadir, p), file=sys.stderr)
+        sys.exit(1)
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd = argv[1]
+    if cmd == "normalize-text":
+        normalize_text(argv[2], argv[3])
+    elif cmd == "normalize-xml":
+        normalize_xml(argv[2], argv[3])
+    elif cmd == "index":
+        cmd_index(argv[2])
+    elif cmd == "mutate":
+        cmd_mutate(argv[2], argv[3])
+    elif cmd == "verdicts":
+        cmd_verdicts(argv[2], argv[3])
+    else:
+        print("unknown command %r" % cmd, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
