@@ -91,12 +91,37 @@ impl MatchInput {
             param: err.param.clone(),
             fishy: err.fishy.clone(),
         };
+        // Valgrind's `src:` lookup indexes the raw IP array with the inline-expanded frame
+        // index (§2.5, a bug present in 3.19 and 3.27.1): expanded frame `i` is compared with
+        // the location of the `i`-th distinct IP, i.e. the first frame printed for it.
+        // Inlined frames repeat their IP; so does recursion from one call site. A frame that
+        // repeats its IP group's first frame exactly could be either (a function inlined into
+        // itself at the same line, or a recursive call): from there on the raw index of a
+        // frame is not known, and `src:` verdicts there are undecided.
+        let mut raw_ips: Vec<usize> = Vec::new();
+        let mut ambiguous_from = usize::MAX;
+        for (i, f) in err.stack.iter().enumerate() {
+            let same_ip = i > 0 && f.ip.is_some() && err.stack[i - 1].ip == f.ip;
+            let group_start = raw_ips.last().map(|&g| &err.stack[g]);
+            let repeats =
+                group_start.is_some_and(|g| (&g.fun, &g.file, g.line) == (&f.fun, &f.file, f.line));
+            if same_ip && repeats {
+                ambiguous_from = ambiguous_from.min(raw_ips.len());
+            }
+            if !same_ip || repeats {
+                raw_ips.push(i);
+            }
+        }
         let src_of = |i: usize| -> Known<SrcInfo> {
-            match err.stack.get(i) {
+            if i >= ambiguous_from {
+                return Known::Unknown;
+            }
+            match raw_ips.get(i).and_then(|&first| err.stack.get(first)) {
                 Some(f) => match (&f.file, f.line) {
                     (Some(file), Some(line)) => Known::Yes(SrcInfo::At(basename(file), line)),
                     _ => Known::Yes(SrcInfo::None),
                 },
+                // Beyond the IPs shown: hidden frames, or memory past the recorded stack.
                 None => Known::Unknown,
             }
         };

@@ -6,5 +6,6 @@ mod corpus;
 mod grammar;
 mod logs_text;
 mod logs_xml;
+mod match_differential;
 mod matching;
 mod properties;
