@@ -160,6 +160,14 @@ pub struct MatchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = MatchFormat::Human)]
     pub format: MatchFormat,
+    /// Also load Valgrind's default.supp after the files given, as Valgrind does unless run
+    /// with `--default-suppressions=no` (its rules then come first in the search order).
+    #[arg(long)]
+    pub default_suppressions: bool,
+    /// Where default.supp is (default: the first of /usr/libexec/valgrind/default.supp,
+    /// /usr/lib/valgrind/default.supp, /usr/local/libexec/valgrind/default.supp).
+    #[arg(long, value_name = "PATH", requires = "default_suppressions")]
+    pub default_supp_path: Option<PathBuf>,
     /// Show frame by frame why this rule (name, or FILE:LINE) matches each error or not.
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,

@@ -132,3 +132,65 @@ fn refused_suppression_file_exits_2() {
         .code(2)
         .stderr(predicates::str::contains("bad.supp:4"));
 }
+
+/// default.supp is loaded last, so its rules are searched first and shadow user rules (DS1).
+#[test]
+fn default_supp_shadows_user_rules() {
+    let log = repo("tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt");
+    let text = std::fs::read_to_string(&log).expect("log");
+    let dir = tempfile::tempdir().expect("tmp");
+    let user = dir.path().join("user.supp");
+    let default = dir.path().join("default.supp");
+    std::fs::write(&user, rules_from_gen_blocks(&text).replace("gen-", "user-")).expect("write");
+    std::fs::write(
+        &default,
+        rules_from_gen_blocks(&text).replace("gen-", "default-"),
+    )
+    .expect("write");
+    let names = |extra: &[&str]| -> Vec<String> {
+        let out = vgsupp()
+            .args(["match", "--format", "json", "-s"])
+            .arg(&user)
+            .args(extra)
+            .arg("--default-supp-path")
+            .arg(&default)
+            .arg(&log)
+            .output()
+            .expect("run");
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+        v["errors"].as_array().map_or_else(Vec::new, |e| {
+            e.iter()
+                .map(|e| {
+                    e["suppressed_by"]["name"]
+                        .as_str()
+                        .unwrap_or("-")
+                        .to_owned()
+                })
+                .collect()
+        })
+    };
+    let shadowed = names(&["--default-suppressions"]);
+    assert!(
+        !shadowed.is_empty() && shadowed.iter().all(|n| n.starts_with("default-")),
+        "{shadowed:?}"
+    );
+}
+
+#[test]
+fn human_output() {
+    let log = repo("tests/data/logs/text/cudart12-libcuda535.txt");
+    let out = vgsupp()
+        .current_dir(repo(""))
+        .args([
+            "match",
+            "-s",
+            "examples/torch-extension/cuda-torch.supp",
+            "tests/data/logs/text/cudart12-libcuda535.txt",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let _ = log;
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}

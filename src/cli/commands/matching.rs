@@ -17,6 +17,13 @@ use vgsupp::matcher::stack::explain;
 use vgsupp::matcher::{MatchInput, Replay, RuleFile, RuleSet, Truth};
 use vgsupp::supp::{Tool, Version};
 
+/// Where distributions install Valgrind's default.supp.
+const DEFAULT_SUPP: [&str; 3] = [
+    "/usr/libexec/valgrind/default.supp",
+    "/usr/lib/valgrind/default.supp",
+    "/usr/local/libexec/valgrind/default.supp",
+];
+
 #[derive(Serialize)]
 struct ErrorOut {
     log: String,
@@ -52,7 +59,7 @@ struct Out {
 pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
     let version: Version = args.valgrind.parse().context("invalid --valgrind")?;
     let supp_paths = files::collect(&args.suppressions, &[])?;
-    let rule_files: Vec<RuleFile> = supp_paths
+    let mut rule_files: Vec<RuleFile> = supp_paths
         .iter()
         .map(|p| {
             Ok(RuleFile {
@@ -61,6 +68,21 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
             })
         })
         .collect::<Result<_>>()?;
+    if args.default_suppressions {
+        // Valgrind loads default.supp after every --suppressions file (§1.9).
+        let path = match &args.default_supp_path {
+            Some(p) => p.clone(),
+            None => DEFAULT_SUPP
+                .iter()
+                .map(std::path::PathBuf::from)
+                .find(|p| p.is_file())
+                .context("Valgrind's default.supp was not found; give --default-supp-path")?,
+        };
+        rule_files.push(RuleFile {
+            path: files::display(&path),
+            source: files::read(&path)?,
+        });
+    }
     // One rule list per tool, as each Valgrind tool loads its own.
     let sets: BTreeMap<Tool, Result<RuleSet, vgsupp::matcher::RefusedFile>> = Tool::ALL
         .into_iter()
