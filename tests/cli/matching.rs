@@ -179,14 +179,14 @@ fn default_supp_shadows_user_rules() {
 
 #[test]
 fn human_output() {
-    let log = repo("tests/data/logs/text/cudart12-libcuda535.txt");
+    let log = repo("tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt");
     let out = vgsupp()
         .current_dir(repo(""))
         .args([
             "match",
             "-s",
             "examples/torch-extension/cuda-torch.supp",
-            "tests/data/logs/text/cudart12-libcuda535.txt",
+            "tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt",
         ])
         .output()
         .expect("run");
