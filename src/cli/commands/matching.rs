@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use anyhow::{Context as _, Result, bail};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::args::{MatchArgs, MatchFormat};
@@ -103,78 +104,24 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
                 .or_insert_with(|| (String::from_utf8_lossy(&r.name).into_owned(), 0));
         }
     }
+    // Each log is its own set of Valgrind runs: replay them in parallel, report in order.
+    let outcomes: Vec<Result<LogOutcome>> = log_paths
+        .par_iter()
+        .map(|path| replay_log(path, &sets, args))
+        .collect();
     let mut explain_text = String::new();
-    for path in &log_paths {
-        let name = files::display(path);
-        let (format, items) = detect::open(path)?;
-        let mut mangled_by_pid: BTreeMap<Option<u32>, bool> = BTreeMap::new();
-        let mut tool_by_pid: BTreeMap<Option<u32>, Tool> = BTreeMap::new();
-        let mut replays: BTreeMap<(Option<u32>, Tool), Replay<'_>> = BTreeMap::new();
-        let mut warned_demangled = false;
-        for item in items {
-            match item? {
-                LogItem::Preamble(p) => {
-                    let mangled =
-                        format == LogFormat::Xml && p.options.iter().any(|o| o == "--demangle=no");
-                    mangled_by_pid.insert(p.pid, mangled);
-                    if let Some(t) = p.tool {
-                        tool_by_pid.insert(p.pid, t);
-                    }
-                }
-                LogItem::Warning { line, message } => {
-                    out.status(&format!("warning: {name}:{line}: {message}"))
-                }
-                LogItem::Error(err) => {
-                    let tool = err
-                        .tool
-                        .or_else(|| tool_by_pid.get(&err.pid).copied())
-                        .unwrap_or(Tool::Memcheck);
-                    let set = match sets.get(&tool) {
-                        Some(Ok(set)) => set,
-                        Some(Err(refused)) => bail!("{refused}"),
-                        None => continue,
-                    };
-                    let input = MatchInput::from_record(
-                        &err,
-                        mangled_by_pid.get(&err.pid).copied().unwrap_or(false),
-                    );
-                    if input.demangled_names && !warned_demangled {
-                        warned_demangled = true;
-                        out.status(&format!(
-                            "note: {name} shows only demangled function names (no --gen-suppressions blocks, no XML with --demangle=no): verdicts that depend on C++ names are marked approximate"
-                        ));
-                    }
-                    let replay = replays
-                        .entry((err.pid, tool))
-                        .or_insert_with(|| Replay::new(set));
-                    let verdict = replay.attribute(tool, &input);
-                    let rule_ref = verdict.suppressed_by.map(|id| {
-                        let r = &set.rules[id as usize];
-                        if let Some(h) = hits.get_mut(&(r.file, r.line)) {
-                            h.1 += 1;
-                        }
-                        RuleRef {
-                            name: String::from_utf8_lossy(&r.name).into_owned(),
-                            file: set.files[r.file].path.clone(),
-                            line: r.line,
-                        }
-                    });
-                    if let Some(target) = &args.explain {
-                        explain_error(&mut explain_text, set, &input, target, &name, &err);
-                    }
-                    errors.push(ErrorOut {
-                        log: name.clone(),
-                        line: err.line,
-                        pid: err.pid,
-                        kind: format!("{}:{}", tool.supp_name(), err.kind),
-                        leak_kind: err.leak.map(|l| l.kind.token()),
-                        suppressed_by: rule_ref,
-                        approximate: verdict.approximate,
-                    });
-                }
-                _ => {}
+    for outcome in outcomes {
+        let o = outcome?;
+        for m in &o.messages {
+            out.status(m);
+        }
+        for key in o.credited {
+            if let Some(h) = hits.get_mut(&key) {
+                h.1 += 1;
             }
         }
+        errors.extend(o.errors);
+        explain_text.push_str(&o.explain);
     }
     let rules: Vec<RuleOut> = hits
         .into_iter()
@@ -195,6 +142,98 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
         MatchFormat::Human => out.stdout(&human(&report, &explain_text, args.explain.is_some())),
     }
     Ok(Exit::Clean)
+}
+
+/// What replaying one log produced.
+struct LogOutcome {
+    errors: Vec<ErrorOut>,
+    /// (file index, line) of the rule credited for each suppressed error.
+    credited: Vec<(usize, u32)>,
+    messages: Vec<String>,
+    explain: String,
+}
+
+/// Replay one log: one Valgrind search-order state per process and tool.
+fn replay_log(
+    path: &std::path::Path,
+    sets: &BTreeMap<Tool, Result<RuleSet, vgsupp::matcher::RefusedFile>>,
+    args: &MatchArgs,
+) -> Result<LogOutcome> {
+    let name = files::display(path);
+    let (format, items) = detect::open(path)?;
+    let mut o = LogOutcome {
+        errors: Vec::new(),
+        credited: Vec::new(),
+        messages: Vec::new(),
+        explain: String::new(),
+    };
+    let mut mangled_by_pid: BTreeMap<Option<u32>, bool> = BTreeMap::new();
+    let mut tool_by_pid: BTreeMap<Option<u32>, Tool> = BTreeMap::new();
+    let mut replays: BTreeMap<(Option<u32>, Tool), Replay<'_>> = BTreeMap::new();
+    let mut warned_demangled = false;
+    for item in items {
+        match item? {
+            LogItem::Preamble(p) => {
+                let mangled =
+                    format == LogFormat::Xml && p.options.iter().any(|o| o == "--demangle=no");
+                mangled_by_pid.insert(p.pid, mangled);
+                if let Some(t) = p.tool {
+                    tool_by_pid.insert(p.pid, t);
+                }
+            }
+            LogItem::Warning { line, message } => o
+                .messages
+                .push(format!("warning: {name}:{line}: {message}")),
+            LogItem::Error(err) => {
+                let tool = err
+                    .tool
+                    .or_else(|| tool_by_pid.get(&err.pid).copied())
+                    .unwrap_or(Tool::Memcheck);
+                let set = match sets.get(&tool) {
+                    Some(Ok(set)) => set,
+                    Some(Err(refused)) => bail!("{refused}"),
+                    None => continue,
+                };
+                let input = MatchInput::from_record(
+                    &err,
+                    mangled_by_pid.get(&err.pid).copied().unwrap_or(false),
+                );
+                if input.demangled_names && !warned_demangled {
+                    warned_demangled = true;
+                    o.messages.push(format!(
+                        "note: {name} shows only demangled function names (no --gen-suppressions blocks, no XML with --demangle=no): verdicts that depend on C++ names are marked approximate"
+                    ));
+                }
+                let replay = replays
+                    .entry((err.pid, tool))
+                    .or_insert_with(|| Replay::new(set));
+                let verdict = replay.attribute(tool, &input);
+                let rule_ref = verdict.suppressed_by.map(|id| {
+                    let r = &set.rules[id as usize];
+                    o.credited.push((r.file, r.line));
+                    RuleRef {
+                        name: String::from_utf8_lossy(&r.name).into_owned(),
+                        file: set.files[r.file].path.clone(),
+                        line: r.line,
+                    }
+                });
+                if let Some(target) = &args.explain {
+                    explain_error(&mut o.explain, set, &input, target, &name, &err);
+                }
+                o.errors.push(ErrorOut {
+                    log: name.clone(),
+                    line: err.line,
+                    pid: err.pid,
+                    kind: format!("{}:{}", tool.supp_name(), err.kind),
+                    leak_kind: err.leak.map(|l| l.kind.token()),
+                    suppressed_by: rule_ref,
+                    approximate: verdict.approximate,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(o)
 }
 
 fn explain_error(
