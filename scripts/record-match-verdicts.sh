@@ -8,7 +8,9 @@
 #       text: $OPTS -v --log-file=baseline.txt                 -> tests/data/match/P/baseline.txt
 #       XML:  $OPTS --xml=yes --xml-file=baseline.xml --demangle=no   -> .../baseline.xml
 #    (PIDs and times are normalised), checks that both logs hold the same errors in the
-#    same order and writes tests/data/match/P/errors.tsv.
+#    same order and writes tests/data/match/P/errors.tsv. Two more XML runs with
+#    --show-below-main=yes (one also with --read-inline-info=no) record the matcher's
+#    exact input frames: input.xml, input-noinline.xml -> inputs.tsv.
 # 3. Derives single-rule suppression files from the gen-suppression blocks
 #    (tests/data/match/P/rules/NNNN.supp) and runs the XML command once per rule file
 #    with --suppressions=<rule file>, in parallel (xargs -P), recording for every
@@ -63,6 +65,7 @@ while [[ $# -gt 0 ]]; do
     shift
 done
 
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 for tool in valgrind gcc g++ python3 strip; do
@@ -90,7 +93,10 @@ stamp "building into $ROOT"
 rm -rf "$ROOT"
 mkdir -p "$ROOT"/{src,build,bin,opt/vendor/lib,opt/blob/lib,run}
 cp -R tests/valgrind-match/programs/. "$ROOT/src/"
-(
+build_log=$ROOT/build/build.log
+if ! (
+    set -e
+    exec 2>"$build_log"
     cd "$ROOT/src"
     # libvendor: real file + soname and dev symlinks; $ROOT/lib is a symlinked directory.
     gcc -g -O2 -fPIC -shared -Wl,-soname,libvendor.so.1 \
@@ -109,7 +115,10 @@ cp -R tests/valgrind-match/programs/. "$ROOT/src/"
     g++ -g -O1 -Wall -c cxx/main.cc -o "$ROOT/build/cxx-main.o"
     g++ -g -O2 -Wall -c cxx/clone.cc -o "$ROOT/build/cxx-clone.o"
     g++ -o "$ROOT/bin/cxx" "$ROOT/build/cxx-main.o" "$ROOT/build/cxx-clone.o"
-)
+); then
+    cat "$build_log" >&2
+    die "build failed"
+fi
 
 {
     echo "valgrind: $(valgrind --version)"
@@ -120,7 +129,10 @@ cp -R tests/valgrind-match/programs/. "$ROOT/src/"
     echo "options: ${OPTS[*]}"
     echo "text-baseline: ${OPTS[*]} -v --log-file=baseline.txt"
     echo "xml-baseline: ${OPTS[*]} ${XMLOPTS[*]} --xml-file=baseline.xml"
+    echo "input: ${OPTS[*]} ${XMLOPTS[*]} --show-below-main=yes --xml-file=input.xml"
+    echo "input-noinline: ${OPTS[*]} ${XMLOPTS[*]} --show-below-main=yes --read-inline-info=no --xml-file=input-noinline.xml"
     echo "rule-run: ${OPTS[*]} ${XMLOPTS[*]} --xml-file=NNNN.xml --suppressions=rules/NNNN.supp"
+    echo "environment: ${ENV[*]}"
 } >"$data/ENVIRONMENT"
 
 # ---------------------------------------------------------------------------------------
@@ -137,9 +149,23 @@ for prog in "${PROGRAMS[@]}"; do
         "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --xml-file=baseline.xml \
             "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null || die "$prog: XML baseline failed"
     )
+    # The matcher's exact input, for cross-checks: every recorded IP inline-expanded
+    # with raw below-main names, and one frame per IP (not used for verdicts).
+    (
+        cd "$wd"
+        "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --show-below-main=yes \
+            --xml-file=input.xml "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null \
+            || die "$prog: input run failed"
+        "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --show-below-main=yes \
+            --read-inline-info=no --xml-file=input-noinline.xml "$ROOT/bin/$prog" \
+            >/dev/null 2>&1 </dev/null || die "$prog: input-noinline run failed"
+    )
     $VG normalize-text "$wd/baseline.txt" "$data/$prog/baseline.txt"
-    $VG normalize-xml "$wd/baseline.xml" "$data/$prog/baseline.xml"
+    for x in baseline input input-noinline; do
+        $VG normalize-xml "$wd/$x.xml" "$data/$prog/$x.xml"
+    done
     $VG index "$data/$prog"
+    $VG inputs "$data/$prog"
     $VG mutate "$data/$prog" "$prog" >&2
 done
 
@@ -161,7 +187,7 @@ for prog in "${PROGRAMS[@]}"; do
 done
 total=$(wc -l <"$list")
 stamp "running valgrind on $total rule files with $jobs jobs"
-xargs -P "$jobs" -n 2 "$0" --worker "$data" "$run" <"$list"
+xargs -P "$jobs" -n 2 "$self" --worker "$data" "$run" <"$list"
 stamp "valgrind runs done"
 
 status=0
@@ -170,6 +196,11 @@ for prog in "${PROGRAMS[@]}"; do
 done
 [[ $status -eq 0 ]] || die "inconsistent rule runs (see above)"
 stamp "verdicts written"
+# Cross-check (informational): a model of the documented 3.19 matcher against the
+# recorded verdicts.
+for prog in "${PROGRAMS[@]}"; do
+    $VG model "$data/$prog" | tail -n 20 >&2 || true
+done
 
 if [[ $check -eq 1 ]]; then
     diffs=0

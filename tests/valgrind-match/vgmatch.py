@@ -4,7 +4,7 @@
 Subcommands (all paths explicit, all output deterministic):
 
   normalize-text IN OUT     copy a text log, replacing the PID in the ==PID== /
-                            --PID-- prefixes and the "Parent PID:" line
+                            --PID-- prefixes, the "Parent PID:" line and the vgdb hints
   normalize-xml IN OUT      copy an XML log, replacing <pid>, <ppid>, <time>
   index DATADIR             read DATADIR/baseline.{xml,txt}, check that both logs
                             hold the same errors in the same order, write
@@ -13,7 +13,10 @@ Subcommands (all paths explicit, all output deterministic):
                             the gen-suppression blocks of the baseline
   verdicts DATADIR RUNDIR   read RUNDIR/NNNN.{xml,err,rc} (one Valgrind run per
                             rule file) and write DATADIR/verdicts.tsv
-  check-baseline DATADIR    print a one-line summary of errors.tsv
+  inputs DATADIR            write DATADIR/inputs.tsv (the matcher's input frames) from
+                            DATADIR/input.xml and DATADIR/input-noinline.xml
+  model DATADIR             compare verdicts.tsv with a model of the 3.19 matcher
+                            (valgrind-semantics.md sections 1-2); prints disagreements
 
 See tests/data/match/README.md for the file formats.
 """
@@ -37,6 +40,9 @@ def normalize_text(src, dst):
     data = re.sub(r"(?m)^==\d+==", "==" + PID_FIXED + "==", data)
     data = re.sub(r"(?m)^--\d+--", "--" + PID_FIXED + "--", data)
     data = re.sub(r"(?m)^(==\d+== Parent PID: )\d+$", r"\g<1>999", data)
+    # -v: the vgdb hints name the PID
+    data = re.sub(r"(/tmp/vgdb-pipe-[a-z-]*?)\d+(-by-)", r"\g<1>" + PID_FIXED + r"\g<2>", data)
+    data = re.sub(r"(vgdb --pid=)\d+", r"\g<1>" + PID_FIXED, data)
     with open(dst, "wb") as f:
         f.write(data.encode("utf-8", "surrogateescape"))
 
@@ -849,6 +855,323 @@ def cmd_verdicts(datadir, rundir):
         sys.exit(1)
 
 
+# --------------------------------------------------------------------------------------
+# matcher input (hidden frames below main, IPs)
+# --------------------------------------------------------------------------------------
+
+BELOW_MAIN_EXACT = {"__libc_start_main", "__libc_start_call_main", "_start"}
+
+
+def below_main_name(raw):
+    """Valgrind's renaming of below-main functions (VG_(get_fnname_kind), Linux)."""
+    if raw is None:
+        return None
+    if raw in BELOW_MAIN_EXACT or raw.startswith("__libc_start_main.") \
+            or raw == "generic_start_main" or raw.startswith("generic_start_main."):
+        return "(below main)"
+    return raw
+
+
+def build_inputs(datadir):
+    """Per baseline error, the frame sequence the matcher sees, reconstructed from
+    input.xml (--show-below-main=yes: every recorded IP, inline-expanded, raw names)
+    and input-noinline.xml (--show-below-main=yes --read-inline-info=no: one frame per
+    recorded IP, with the line-table location Valgrind's src: lookup uses)."""
+    errors = load_baseline(datadir)
+    a, _, _ = parse_xml_errors(os.path.join(datadir, "input.xml"))
+    b, _, _ = parse_xml_errors(os.path.join(datadir, "input-noinline.xml"))
+    if not (len(a) == len(b) == len(errors)):
+        sys.exit("vgmatch inputs %s: error counts differ: %d %d %d" % (datadir, len(errors), len(a), len(b)))
+    out = []
+    for n, (e, ea, eb) in enumerate(zip(errors, a, b), 1):
+        fa, ips = ea["frames"], eb["frames"]
+        # printed frames must be a prefix of the full input
+        for k, fr in enumerate(e["frames"]):
+            if k >= len(fa) or fa[k]["ip"] != fr["ip"] or below_main_name(fa[k]["fn"]) != fr["fn"]:
+                sys.exit("vgmatch inputs %s: error %d frame %d differs from the baseline" % (datadir, n, k))
+        # group the expanded frames by IP
+        runs_a = []
+        for fr in fa:
+            if runs_a and runs_a[-1][0] == fr["ip"]:
+                runs_a[-1][1].append(fr)
+            else:
+                runs_a.append([fr["ip"], [fr]])
+        runs_b = []
+        for k, fr in enumerate(ips):
+            if runs_b and runs_b[-1][0] == fr["ip"]:
+                runs_b[-1][1] += 1
+            else:
+                runs_b.append([fr["ip"], 1])
+        if [r[0] for r in runs_a] != [r[0] for r in runs_b]:
+            sys.exit("vgmatch inputs %s: error %d: IP sequences differ" % (datadir, n))
+        frames = []
+        ip_index = 0
+        for (ip, frs), (_, cnt) in zip(runs_a, runs_b):
+            if len(frs) % cnt:
+                sys.exit("vgmatch inputs %s: error %d: %d frames for %d IPs %s" % (datadir, n, len(frs), cnt, ip))
+            per = len(frs) // cnt
+            for k, fr in enumerate(frs):
+                frames.append(dict(fr, ip_index=ip_index + k // per, fn=below_main_name(fr["fn"])))
+            ip_index += cnt
+        out.append({"frames": frames, "ips": ips, "error": e})
+    return out
+
+
+def cmd_inputs(datadir):
+    with open(os.path.join(datadir, "inputs.tsv"), "w") as f:
+        f.write("error_index\tframe\tip_index\tip\tfun\tobj\tfile\tline\tsrc_lookup\n")
+        for n, inp in enumerate(build_inputs(datadir), 1):
+            ips = inp["ips"]
+            for j, fr in enumerate(inp["frames"]):
+                # 3.19 quirk: src: patterns are compared with the location of ips[j]
+                # (j = expanded frame index), not of the frame's own IP.
+                if j < len(ips):
+                    look = "%s:%s" % (ips[j]["file"], ips[j]["line"]) if ips[j]["file"] else "-"
+                else:
+                    look = "(none)"
+                f.write("%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n" % (
+                    n, j, fr["ip_index"], fr["ip"], fr["fn"] if fr["fn"] is not None else "???",
+                    fr["obj"] if fr["obj"] is not None else "???",
+                    fr["file"] if fr["file"] is not None else "-",
+                    fr["line"] if fr["line"] is not None else "-", look))
+
+
+# --------------------------------------------------------------------------------------
+# a model of the 3.19 loader and matcher (valgrind-semantics.md sections 1-2), used to
+# cross-check the recorded verdicts
+# --------------------------------------------------------------------------------------
+
+MC_KINDS = {"Value1", "Value2", "Value4", "Value8", "Value16", "Value32", "Cond", "Value0",
+            "Addr1", "Addr2", "Addr4", "Addr8", "Addr16", "Addr32", "Jump", "Param", "User",
+            "Free", "Overlap", "Leak", "Mempool", "CoreMem", "FishyValue"}
+
+
+def tool_name_present(name, tools):
+    i = tools.find(name)
+    if i < 0:
+        return False
+    j = i + len(name)
+    return (i == 0 or tools[i - 1] == ",") and (j == len(tools) or tools[j] == ",")
+
+
+def is_location_line(line):
+    return line.startswith("fun:") or line.startswith("obj:") or line == "..."
+
+
+def model_load(text, num_callers=12):
+    """Return ('fatal', msg) | ('skip', None) | ('ok', supp) for a one-record file."""
+    lines = []
+    for raw in text.split("\n"):
+        t = raw.strip(" \t\n\v\f\r")
+        if not t or t.startswith("#"):
+            continue
+        lines.append(t)
+    if not lines or lines[0] != "{":
+        return ("fatal", "expected '{'")
+    if len(lines) < 3 or lines[1] == "}":
+        return ("fatal", "unexpected '}'")
+    kl = lines[2]
+    if ":" not in kl:
+        return ("fatal", "malformed tool:kind")
+    tools, kind = kl.split(":", 1)
+    rest = lines[3:]
+    if tool_name_present("core", tools):
+        return ("fatal", "unknown core suppression type")
+    if not tool_name_present("Memcheck", tools):
+        return ("skip", None)
+    if kind not in MC_KINDS:
+        return ("fatal", "unknown tool suppression type")
+    supp = {"kind": kind, "extra": None}
+    if kind == "Param":
+        if not rest or is_location_line(rest[0]):
+            return ("fatal", "bad or missing extra suppression info")
+        supp["extra"] = rest.pop(0)
+    elif kind == "Leak":
+        if rest and not is_location_line(rest[0]):
+            x = rest.pop(0)
+            if not x.startswith("match-leak-kinds:"):
+                return ("fatal", "bad or missing extra suppression info")
+            items = [w for w in x[len("match-leak-kinds:"):].lstrip(" \t").split(",") if w != ""]
+            if not items:
+                return ("fatal", "bad match-leak-kinds")
+            if any(w not in ("definite", "indirect", "possible", "reachable", "all", "none") for w in items):
+                return ("fatal", "bad match-leak-kinds")
+            if ("all" in items or "none" in items) and len(items) > 1:
+                return ("fatal", "bad match-leak-kinds")
+            if items == ["all"]:
+                supp["extra"] = set(LEAK_WORDS)
+            elif items == ["none"]:
+                supp["extra"] = set()
+            else:
+                supp["extra"] = set(items)
+        else:
+            supp["extra"] = set(LEAK_WORDS)
+    elif kind == "FishyValue":
+        if rest and not is_location_line(rest[0]):
+            x = rest.pop(0)
+            if "(" not in x:
+                return ("fatal", "bad or missing extra suppression info")
+            fn, arg = x.split("(", 1)
+            if ")" not in arg:
+                return ("fatal", "bad or missing extra suppression info")
+            supp["extra"] = (fn, arg.split(")", 1)[0])
+    frames = []
+    while True:
+        if not rest:
+            return ("fatal", "unexpected end-of-file")
+        x = rest.pop(0)
+        if x == "}":
+            break
+        if frames and len(frames) >= num_callers:
+            # drop the rest up to '}' without validation
+            while rest and rest[0] != "}":
+                rest.pop(0)
+            continue
+        if x == "...":
+            frames.append(("dots", None))
+        elif x[:4] in ("fun:", "obj:", "src:"):
+            frames.append((x[:3], x[4:]))
+        else:
+            return ("fatal", "location should be ...")
+    if not frames:
+        return ("fatal", "missing stack trace")
+    if all(f[0] == "dots" for f in frames):
+        return ("fatal", "must contain at least one location line which is not '...'")
+    supp["frames"] = frames
+    return ("ok", supp)
+
+
+def string_match(pat, s):
+    """VG_(string_match): whole-string glob with * and ?, no escapes."""
+    if "*" not in pat and "?" not in pat:
+        return pat == s
+    memo = {}
+
+    def go(i, j):
+        key = (i, j)
+        if key in memo:
+            return memo[key]
+        if i == len(pat):
+            r = j == len(s)
+        elif pat[i] == "*":
+            r = go(i + 1, j) or (j < len(s) and go(i, j + 1))
+        elif j < len(s) and (pat[i] == "?" or pat[i] == s[j]):
+            r = go(i + 1, j + 1)
+        else:
+            r = False
+        memo[key] = r
+        return r
+
+    return go(0, 0)
+
+
+def model_kind_ok(supp, e):
+    k, xk, what = supp["kind"], e["kind"], e["what"]
+    m = re.match(r"^(Addr|Value)(\d+)$", k)
+    if m:
+        if m.group(1) == "Addr":
+            mm = re.match(r"^Invalid (read|write) of size (\d+)", what)
+        else:
+            mm = re.match(r"^Use of uninitialised value of size (\d+)", what)
+            if m.group(2) == "0":
+                return xk == "UninitCondition"
+        return bool(mm) and mm.group(mm.lastindex) == m.group(2)
+    if k in ("Cond", "Value0"):
+        return xk == "UninitCondition"
+    if k == "Param":
+        mm = re.match(r"^Syscall param (.*) (contains|points to) ", what)
+        return xk == "SyscallParam" and bool(mm) and mm.group(1) == supp["extra"]
+    if k == "FishyValue":
+        mm = re.match(r"^Argument '(.*)' of function (.*) has a fishy", what)
+        return xk == "FishyValue" and supp["extra"] is not None and \
+            (mm.group(2), mm.group(1)) == supp["extra"]
+    if k == "Leak":
+        return xk.startswith("Leak_") and LEAK_KIND_WORD[xk] in supp["extra"]
+    return {"Jump": "InvalidJump", "User": "ClientCheck", "Overlap": "Overlap",
+            "Mempool": "InvalidMemPool"}.get(k, None) == xk or \
+        (k == "Free" and xk in ("InvalidFree", "MismatchedFree"))
+
+
+def model_frame_eq(pf, inp, j):
+    typ, pat = pf
+    fr = inp["frames"][j]
+    if typ == "fun":
+        return string_match(pat, fr["fn"] if fr["fn"] is not None else "???")
+    if typ == "obj":
+        return string_match(pat, fr["obj"] if fr["obj"] is not None else "???")
+    # src: the location of ips[j] (3.19 index quirk)
+    ips = inp["ips"]
+    if j >= len(ips):
+        return None  # undefined in Valgrind (reads past the IP array)
+    f, line = ips[j]["file"], ips[j]["line"]
+    if f is None:
+        return False
+    if ":" in pat:
+        fp, lp = pat.split(":", 1)
+        mm = re.match(r"^\d+", lp)
+        ln = int(mm.group(0)) if mm else 0
+    else:
+        fp, ln = pat, 0
+    return string_match(fp, f) and (ln == 0 or ln == int(line))
+
+
+def model_stack(frames, inp):
+    undefined = [False]
+
+    def go(p, i):
+        if p == len(frames):
+            return True
+        if frames[p][0] == "dots":
+            return go(p + 1, i) or (i < len(inp["frames"]) and go(p, i + 1))
+        if i >= len(inp["frames"]):
+            return False
+        r = model_frame_eq(frames[p], inp, i)
+        if r is None:
+            undefined[0] = True
+            return False
+        return r and go(p + 1, i + 1)
+
+    return go(0, 0), undefined[0]
+
+
+def cmd_model(datadir):
+    inputs = build_inputs(datadir)
+    verdicts = {}
+    with open(os.path.join(datadir, "verdicts.tsv")) as f:
+        next(f)
+        for line in f:
+            r, e, v = line.rstrip("\n").split("\t")
+            verdicts[(r, int(e))] = v
+    rdir = os.path.join(datadir, "rules")
+    agree = disagree = undef = 0
+    for fn in sorted(os.listdir(rdir)):
+        r = fn[:-5]
+        with open(os.path.join(rdir, fn), newline="") as f:
+            text = f.read()
+        slug = re.search(r"# mutation: (\S+)", text).group(1)
+        st, supp = model_load(text)
+        for n, inp in enumerate(inputs, 1):
+            got = verdicts[(r, n)]
+            if st == "fatal":
+                exp, und = "fatal", False
+            elif st == "skip":
+                exp, und = "0", False
+            else:
+                ok, und = (model_stack(supp["frames"], inp) if model_kind_ok(supp, inp["error"])
+                           else (False, False))
+                exp = "1" if ok else "0"
+            if und and exp != got:
+                undef += 1
+                print("undefined %s rule %s (%s) error %d: recorded %s" % (datadir, r, slug, n, got))
+            elif exp == got:
+                agree += 1
+            else:
+                disagree += 1
+                print("DISAGREE %s rule %s (%s) error %d: model %s, valgrind %s" % (
+                    datadir, r, slug, n, exp, got))
+    print("model %s: %d agree, %d disagree, %d undefined" % (datadir, agree, disagree, undef))
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -864,6 +1187,10 @@ def main(argv):
         cmd_mutate(argv[2], argv[3])
     elif cmd == "verdicts":
         cmd_verdicts(argv[2], argv[3])
+    elif cmd == "inputs":
+        cmd_inputs(argv[2])
+    elif cmd == "model":
+        cmd_model(argv[2])
     else:
         print("unknown command %r" % cmd, file=sys.stderr)
         return 2
