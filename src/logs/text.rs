@@ -40,7 +40,7 @@
 use std::collections::VecDeque;
 use std::io::BufRead;
 
-use memchr::{memchr, memchr3, memrchr, memrchr2};
+use memchr::{memchr, memchr3, memrchr};
 
 use super::record::{
     AuxStack, ErrorRecord, ErrorSummary, Frame, GenFrame, GenSuppression, LogItem, LossRecord,
@@ -328,6 +328,15 @@ struct State {
     garbage_run: bool,
     stamp: u64,
     serial: u64,
+    /// Storage for the next error's stack and the next block's frames, allocated when
+    /// the previous error is handed out (see [`State::finalize`]).
+    spare_stack: Vec<Frame>,
+    spare_frames: Vec<GenFrame>,
+    /// The last prefix found at the start of a line, with its space (`==31893== `), and
+    /// what it says: most lines start with the same bytes as the one before.
+    last_prefix: Vec<u8>,
+    last_prefix_kind: u8,
+    last_prefix_pid: u32,
 }
 
 /// What a line's prefix says.
@@ -355,6 +364,11 @@ impl State {
             garbage_run: false,
             stamp: 0,
             serial: 0,
+            spare_stack: Vec::new(),
+            spare_frames: Vec::new(),
+            last_prefix: Vec::new(),
+            last_prefix_kind: 0,
+            last_prefix_pid: 0,
         }
     }
 
@@ -375,7 +389,7 @@ impl State {
         let prefix = if raw.first() == Some(&b' ') && self.lead.is_empty() {
             None
         } else {
-            find_prefix(raw)
+            self.find_prefix_cached(raw)
         };
         match prefix {
             Some(p) => {
@@ -401,6 +415,29 @@ impl State {
             }
             None => self.unprefixed(raw),
         }
+    }
+
+    /// [`find_prefix`], skipping the parse when `raw` starts with the bytes of the last
+    /// prefix found at the start of a line (they parse the same: the parse stops at the
+    /// space that ends them).
+    fn find_prefix_cached(&mut self, raw: &[u8]) -> Option<Prefix> {
+        let n = self.last_prefix.len();
+        if n > 0 && starts_with_short(raw, &self.last_prefix) {
+            return Some(Prefix {
+                start: 0,
+                kind: self.last_prefix_kind,
+                pid: self.last_prefix_pid,
+                body: n,
+            });
+        }
+        let p = find_prefix(raw)?;
+        if p.start == 0 && p.body <= 32 && raw[..p.body].last() == Some(&b' ') {
+            self.last_prefix.clear();
+            self.last_prefix.extend_from_slice(&raw[..p.body]);
+            self.last_prefix_kind = p.kind;
+            self.last_prefix_pid = p.pid;
+        }
+        Some(p)
     }
 
     fn proc_index(&mut self, pid: u32) -> usize {
@@ -511,7 +548,11 @@ impl State {
             stage: 0,
             lines: 0,
             sup: GenSuppression {
-                frames: Vec::with_capacity(depth),
+                frames: if self.spare_frames.capacity() >= depth {
+                    std::mem::take(&mut self.spare_frames)
+                } else {
+                    Vec::with_capacity(depth)
+                },
                 ..GenSuppression::default()
             },
         });
@@ -643,8 +684,7 @@ impl State {
                 if !self.grow(i) {
                     return;
                 }
-                if let Some(f) = parse_frame(t) {
-                    self.push_frame(i, f);
+                if self.frame_line(i, t) {
                     return;
                 }
                 if t[0] != b' ' && breaks_error(self.procs[i].tool, t) {
@@ -920,7 +960,11 @@ impl State {
             fishy: h.fishy,
             leak: h.leak,
             tid: h.tid.or(p.last_tid),
-            stack: Vec::with_capacity(p.depth_hint),
+            stack: if self.spare_stack.capacity() >= p.depth_hint {
+                std::mem::take(&mut self.spare_stack)
+            } else {
+                Vec::with_capacity(p.depth_hint)
+            },
             ..ErrorRecord::default()
         };
         p.cur = Some(Pending {
@@ -968,6 +1012,19 @@ impl State {
         false
     }
 
+    /// Reads `t` into the process's error if it is a frame line.
+    fn frame_line(&mut self, i: usize, t: &[u8]) -> bool {
+        let Some(cur) = self.procs[i].cur.as_mut() else {
+            return parse_frame(t).is_some();
+        };
+        let rec = &mut cur.rec;
+        let stack = match rec.aux.last_mut() {
+            Some(a) if !rec.stack.is_empty() => &mut a.stack,
+            _ => &mut rec.stack,
+        };
+        parse_frame_into(t, stack)
+    }
+
     fn push_frame(&mut self, i: usize, f: Frame) {
         let Some(cur) = self.procs[i].cur.as_mut() else {
             return;
@@ -1009,6 +1066,17 @@ impl State {
         p.phase = Phase::Idle;
         let Some(cur) = p.cur.take() else { return };
         p.depth_hint = cur.rec.stack.len().clamp(4, 256);
+        // The next error's vectors, allocated now rather than when it starts: by then the
+        // consumer has usually freed this error's many small allocations, and in glibc a
+        // large request first consolidates all of them (measured: 12% of the reading time
+        // on a leak-heavy log).
+        let depth = p.depth_hint;
+        if self.spare_stack.capacity() < depth {
+            self.spare_stack = Vec::with_capacity(depth);
+        }
+        if self.spare_frames.capacity() < depth + 1 {
+            self.spare_frames = Vec::with_capacity(depth + 1);
+        }
         if cur.repeat {
             return;
         }
@@ -1086,8 +1154,8 @@ impl State {
 fn apply_block(rec: &mut ErrorRecord, sup: GenSuppression) {
     if let Some(c) = memchr(b':', &sup.kind_line) {
         let (tool, kind) = (&sup.kind_line[..c], &sup.kind_line[c + 1..]);
-        if !kind.is_empty() {
-            rec.kind = lossy(kind);
+        if !kind.is_empty() && rec.kind.as_bytes() != kind {
+            set_lossy(&mut rec.kind, kind);
         }
         if rec.tool.is_none() {
             rec.tool = match tool {
@@ -1378,8 +1446,9 @@ fn header(kind: &str) -> Class {
 fn sized(kind: &str, rest: &[u8]) -> Class {
     match take_u32(rest) {
         Some(n) => Class::Header(Header {
+            kind: format!("{kind}{n}"),
             size: Some(n),
-            ..Header::new(&format!("{kind}{n}"))
+            ..Header::default()
         }),
         None => Class::Other,
     }
@@ -1503,6 +1572,24 @@ fn starts_tool_line(t: &[u8]) -> bool {
 // Field parsers
 // ---------------------------------------------------------------------------------------
 
+/// `s.starts_with(p)` for a `p` of at most 32 bytes, without a call to `memcmp`: two
+/// overlapping word compares when `p` has 8 to 16 bytes (`==12345== `).
+fn starts_with_short(s: &[u8], p: &[u8]) -> bool {
+    let n = p.len();
+    if s.len() < n {
+        return false;
+    }
+    let word = |b: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    if (8..=16).contains(&n) {
+        return word(s, 0) == word(p, 0) && word(s, n - 8) == word(p, n - 8);
+    }
+    s.iter().zip(p).all(|(a, b)| a == b)
+}
+
 /// Finds the Valgrind prefix of a line, at its start or anywhere in it.
 fn find_prefix(line: &[u8]) -> Option<Prefix> {
     if let Some(&c) = line.first()
@@ -1585,26 +1672,47 @@ fn is_frame(t: &[u8]) -> bool {
 
 /// Parses a frame line (`VG_(describe_IP)`): `at 0xADDR: WHAT`, WHAT read from the right.
 fn parse_frame(t: &[u8]) -> Option<Frame> {
+    let mut v = Vec::with_capacity(1);
+    parse_frame_into(t, &mut v).then(|| v.pop()).flatten()
+}
+
+/// [`parse_frame`], the frame pushed onto `out` (built in place); false when `t` is not a
+/// frame line.
+fn parse_frame_into(t: &[u8], out: &mut Vec<Frame>) -> bool {
     let s = trim_start(t);
-    let rest = s
-        .strip_prefix(b"at 0x")
-        .or_else(|| s.strip_prefix(b"by 0x"))?;
-    let hex = rest.iter().take_while(|c| c.is_ascii_hexdigit()).count();
-    let colon = if rest.get(hex) == Some(&b':') {
-        hex
-    } else {
-        memchr(b':', rest)?
+    let rest = match s {
+        [b'a', b't', b' ', b'0', b'x', rest @ ..] | [b'b', b'y', b' ', b'0', b'x', rest @ ..] => {
+            rest
+        }
+        _ => return false,
     };
-    let ip = parse_hex(&rest[..colon]);
-    let what = rest[colon + 1..]
-        .strip_prefix(b" ")
-        .unwrap_or(&rest[colon + 1..]);
-    let mut f = Frame {
+    // The address and its colon, in one pass (the usual case), else as Valgrind's
+    // printer may have left it.
+    let mut v = 0u64;
+    let mut hex = 0;
+    for &c in rest {
+        let Some(d) = hex_value(c) else { break };
+        v = (v << 4) | u64::from(d);
+        hex += 1;
+    }
+    let (colon, ip) = if rest.get(hex) == Some(&b':') {
+        (hex, (1..=16).contains(&hex).then_some(v))
+    } else {
+        let Some(colon) = memchr(b':', rest) else {
+            return false;
+        };
+        (colon, parse_hex(&rest[..colon]))
+    };
+    let what = &rest[colon + 1..];
+    let what = what.strip_prefix(b" ").unwrap_or(what);
+    out.push(Frame {
         ip,
         ..Frame::default()
-    };
-    describe(trim(what), &mut f);
-    Some(f)
+    });
+    if let Some(f) = out.last_mut() {
+        describe(trim(what), f);
+    }
+    true
 }
 
 /// Fills `f` from a frame's text: `fn (file:line)`, `fn (in obj)`, `???`, …
@@ -1624,16 +1732,19 @@ fn describe(w: &[u8], f: &mut Frame) {
             f.fun = (fun != b"???").then(|| fun.to_vec());
             return;
         }
-        if let Some(c) = memrchr(b':', inner) {
-            let digits = &inner[c + 1..];
-            if let Some(line) = parse_digits(digits).and_then(|n| u32::try_from(n).ok()) {
-                let file = &inner[..c];
-                f.file = Some(file.to_vec());
-                f.dir = memrchr(b'/', file).map(|s| file[..s].to_vec());
-                f.line = Some(line);
-                f.fun = (fun != b"???").then(|| fun.to_vec());
-                return;
-            }
+        // Short strings: plain loops rather than vector searches.
+        if let Some(c) = inner.iter().rposition(|&b| b == b':')
+            && let Some(line) = parse_u32(&inner[c + 1..])
+        {
+            let file = &inner[..c];
+            f.file = Some(file.to_vec());
+            f.dir = file
+                .iter()
+                .rposition(|&b| b == b'/')
+                .map(|s| file[..s].to_vec());
+            f.line = Some(line);
+            f.fun = (fun != b"???").then(|| fun.to_vec());
+            return;
         }
     }
     f.fun = Some(w.to_vec());
@@ -1641,20 +1752,44 @@ fn describe(w: &[u8], f: &mut Frame) {
 
 /// The index of the `(` matching the final `)` of `w`.
 fn matching_open(w: &[u8]) -> Option<usize> {
+    // The `(` is usually a few bytes from the end: a plain loop beats a vector search.
     let mut depth = 0usize;
-    let mut end = w.len();
-    while let Some(i) = memrchr2(b'(', b')', &w[..end]) {
-        if w[i] == b')' {
+    for (i, &c) in w.iter().enumerate().rev() {
+        if c == b')' {
             depth += 1;
-        } else {
+        } else if c == b'(' {
             depth = depth.checked_sub(1)?;
             if depth == 0 {
                 return Some(i);
             }
         }
-        end = i;
     }
     None
+}
+
+/// Plain decimal digits that fit a `u32` (as [`parse_digits`] then `u32::try_from`).
+fn parse_u32(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 19 {
+        return None;
+    }
+    let mut n = 0u64;
+    for &d in s {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(d - b'0');
+    }
+    u32::try_from(n).ok()
+}
+
+/// The value of a hex digit.
+fn hex_value(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
 }
 
 /// `N[ (…)] bytes in M[ (…)] blocks are KIND in [new ]loss record i of n`.
@@ -1779,6 +1914,12 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// `*s = lossy(b)`, reusing `s`'s allocation.
+fn set_lossy(s: &mut String, b: &[u8]) {
+    s.clear();
+    s.push_str(&String::from_utf8_lossy(b));
+}
+
 fn trim_start(s: &[u8]) -> &[u8] {
     let n = s.iter().take_while(|c| c.is_ascii_whitespace()).count();
     &s[n..]
@@ -1844,13 +1985,7 @@ fn parse_hex(s: &[u8]) -> Option<u64> {
     }
     let mut n = 0u64;
     for &c in s {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => return None,
-        };
-        n = (n << 4) | u64::from(d);
+        n = (n << 4) | u64::from(hex_value(c)?);
     }
     Some(n)
 }
