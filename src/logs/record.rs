@@ -207,6 +207,26 @@ pub enum LogItem {
     },
 }
 
+impl LogItem {
+    /// The error or loss record, if this is one.
+    #[must_use]
+    pub const fn as_error(&self) -> Option<&ErrorRecord> {
+        match self {
+            Self::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The line and message, if this is a warning.
+    #[must_use]
+    pub fn as_warning(&self) -> Option<(u64, &str)> {
+        match self {
+            Self::Warning { line, message } => Some((*line, message.as_str())),
+            _ => None,
+        }
+    }
+}
+
 /// Why a log could not be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

@@ -2054,23 +2054,11 @@ mod tests {
     }
 
     fn errors(items: &[LogItem]) -> Vec<&ErrorRecord> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                LogItem::Error(e) => Some(e),
-                _ => None,
-            })
-            .collect()
+        items.iter().filter_map(LogItem::as_error).collect()
     }
 
     fn warnings(items: &[LogItem]) -> Vec<(u64, &str)> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                LogItem::Warning { line, message } => Some((*line, message.as_str())),
-                _ => None,
-            })
-            .collect()
+        items.iter().filter_map(LogItem::as_warning).collect()
     }
 
     fn fun(f: &Frame) -> &[u8] {

@@ -32,23 +32,11 @@ fn count(hay: &[u8], needle: &[u8]) -> usize {
 }
 
 fn errors(items: &[LogItem]) -> Vec<&ErrorRecord> {
-    items
-        .iter()
-        .filter_map(|i| match i {
-            LogItem::Error(e) => Some(e),
-            _ => None,
-        })
-        .collect()
+    items.iter().filter_map(LogItem::as_error).collect()
 }
 
 fn warnings(items: &[LogItem]) -> Vec<(u64, &str)> {
-    items
-        .iter()
-        .filter_map(|i| match i {
-            LogItem::Warning { line, message } => Some((*line, message.as_str())),
-            _ => None,
-        })
-        .collect()
+    items.iter().filter_map(LogItem::as_warning).collect()
 }
 
 fn preambles(items: &[LogItem]) -> Vec<&Preamble> {

@@ -22,11 +22,9 @@ fn errors_of(path: &Path) -> (LogFormat, Vec<ErrorRecord>, bool) {
             |i| matches!(i, LogItem::Preamble(p) if p.options.iter().any(|o| o == "--demangle=no")),
         );
     let errors = items
-        .into_iter()
-        .filter_map(|i| match i {
-            LogItem::Error(e) => Some(e),
-            _ => None,
-        })
+        .iter()
+        .filter_map(LogItem::as_error)
+        .cloned()
         .collect();
     (format, errors, mangled)
 }
