@@ -1804,39 +1804,9 @@ impl<R: BufRead> Source<R> {
         }
     }
 
-    /// Skips to just before the next resync point; `None` at EOF (or on an I/O error,
-    /// left in `inner_error`).
-    fn skip_to_resync_point(&mut self) -> Option<Resync> {
-        loop {
-            if self.pos >= self.buf.len() {
-                if self.eof {
-                    return None;
-                }
-                self.compact();
-                self.read_more().ok()?;
-                continue;
-            }
-            let Some(i) = memchr::memchr(b'<', &self.buf[self.pos..]) else {
-                self.advance(self.buf.len() - self.pos);
-                continue;
-            };
-            self.advance(i);
-            while self.buf.len() - self.pos <= RESYNC_LOOKAHEAD && !self.eof {
-                self.compact();
-                self.read_more().ok()?;
-            }
-            let after = &self.buf[self.pos + 1..];
-            if let Some((_, point)) = RESYNC_POINTS.iter().find(|(p, _)| after.starts_with(p)) {
-                return Some(*point);
-            }
-            self.advance(1);
-        }
-    }
-
-    /// Skips to just before `</name>`; stops early before a resync point, which it
-    /// returns. `None` also at EOF and on an I/O error (left in `inner_error`).
-    fn skip_to_end_tag(&mut self, name: &[u8]) -> Option<Resync> {
-        let need = RESYNC_LOOKAHEAD.max(name.len() + 3);
+    /// Advances to the next `<` and reads until more than `need` bytes follow it (or end of
+    /// file). `None` at end of file or on an I/O error (left in `inner_error`).
+    fn seek_tag(&mut self, need: usize) -> Option<()> {
         loop {
             if self.pos >= self.buf.len() {
                 if self.eof {
@@ -1855,6 +1825,29 @@ impl<R: BufRead> Source<R> {
                 self.compact();
                 self.read_more().ok()?;
             }
+            return Some(());
+        }
+    }
+
+    /// Skips to just before the next resync point; `None` at EOF (or on an I/O error,
+    /// left in `inner_error`).
+    fn skip_to_resync_point(&mut self) -> Option<Resync> {
+        loop {
+            self.seek_tag(RESYNC_LOOKAHEAD)?;
+            let after = &self.buf[self.pos + 1..];
+            if let Some((_, point)) = RESYNC_POINTS.iter().find(|(p, _)| after.starts_with(p)) {
+                return Some(*point);
+            }
+            self.advance(1);
+        }
+    }
+
+    /// Skips to just before `</name>`; stops early before a resync point, which it
+    /// returns. `None` also at EOF and on an I/O error (left in `inner_error`).
+    fn skip_to_end_tag(&mut self, name: &[u8]) -> Option<Resync> {
+        let need = RESYNC_LOOKAHEAD.max(name.len() + 3);
+        loop {
+            self.seek_tag(need)?;
             let after = &self.buf[self.pos + 1..];
             if let Some(rest) = after.strip_prefix(b"/")
                 && let Some(rest) = rest.strip_prefix(name)
