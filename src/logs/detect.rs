@@ -3,6 +3,8 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+#[cfg(unix)]
+use crate::logs::parallel::ParallelTextReader;
 use crate::logs::record::{LogFormat, LogItem, ReadError};
 use crate::logs::text::TextReader;
 use crate::logs::xml::XmlReader;
@@ -11,6 +13,24 @@ use crate::logs::xml::XmlReader;
 pub type Items = Box<dyn Iterator<Item = Result<LogItem, ReadError>>>;
 
 const BUF: usize = 1 << 20;
+
+/// Uncompressed text logs at least this large are read on several threads.
+#[cfg(unix)]
+const PARALLEL_MIN: u64 = 8 << 20;
+
+/// How many threads read one large text log: `VGSUPP_READ_THREADS` when set (1 reads on
+/// the calling thread only), else the available cores, at most 8.
+#[cfg(unix)]
+fn read_threads() -> usize {
+    std::env::var("VGSUPP_READ_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, std::num::NonZero::get)
+                .min(8)
+        })
+}
 
 /// Open `path`, decompressing gzip and choosing the reader from the content.
 ///
@@ -25,6 +45,20 @@ pub fn open(path: &Path) -> Result<(LogFormat, Items), ReadError> {
     let file = std::fs::File::open(path).map_err(io)?;
     let mut raw = BufReader::with_capacity(BUF, file);
     let gz = raw.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    #[cfg(unix)]
+    if !gz && sniff(&mut raw).map_err(io)? == LogFormat::Text {
+        let threads = read_threads();
+        let len = raw.get_ref().metadata().map_err(io)?.len();
+        if threads > 1 && len >= PARALLEL_MIN && raw.get_ref().metadata().map_err(io)?.is_file() {
+            let reader = ParallelTextReader::new(
+                raw.into_inner(),
+                &name,
+                threads,
+                crate::logs::parallel::DEFAULT_CHUNK,
+            )?;
+            return Ok((LogFormat::Text, Box::new(reader)));
+        }
+    }
     let reader: Box<dyn BufRead> = if gz {
         Box::new(BufReader::with_capacity(
             BUF,

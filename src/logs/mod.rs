@@ -2,6 +2,8 @@
 //! Readers stream: memory is bounded by one error, not by the log.
 
 pub mod detect;
+#[cfg(unix)]
+pub mod parallel;
 pub mod record;
 pub mod text;
 pub mod xml;

@@ -75,10 +75,7 @@ const MAX_BLOCK_LINES: usize = 10_000;
 /// ```
 pub struct TextReader<R: BufRead> {
     reader: R,
-    /// A line that spans the reader's buffer boundary.
-    partial: Vec<u8>,
-    /// Whether `partial` was cut at [`MAX_LINE`].
-    partial_truncated: bool,
+    lines: LineSplitter,
     done: bool,
     st: State,
 }
@@ -88,8 +85,7 @@ impl<R: BufRead> TextReader<R> {
     pub fn new(reader: R) -> Self {
         Self {
             reader,
-            partial: Vec::new(),
-            partial_truncated: false,
+            lines: LineSplitter::default(),
             done: false,
             st: State::new("<text log>"),
         }
@@ -105,54 +101,85 @@ impl<R: BufRead> TextReader<R> {
     /// Reads and processes lines until something is ready to hand out, or handles the end
     /// of the input.
     fn step(&mut self) -> std::io::Result<()> {
+        let st = &mut self.st;
+        let eof = self.lines.pump(&mut self.reader, |line, truncated| {
+            st.line(line, truncated);
+            st.out.is_empty()
+        })?;
+        if eof {
+            self.st.finish();
+            self.done = true;
+        }
+        Ok(())
+    }
+}
+
+/// Splits a byte stream into lines (without their `\n`), cut at [`MAX_LINE`], keeping the
+/// line that spans two of the reader's buffers.
+#[derive(Debug, Default)]
+pub(crate) struct LineSplitter {
+    /// A line that spans the reader's buffer boundary.
+    partial: Vec<u8>,
+    /// Whether `partial` was cut at [`MAX_LINE`].
+    partial_truncated: bool,
+}
+
+impl LineSplitter {
+    /// Hands lines of `reader` to `on_line(line, truncated)` until it returns false (after
+    /// at least one line) or the input ends; true when it ended (the last line, without
+    /// `\n`, has then been handed out too).
+    pub(crate) fn pump<R: BufRead + ?Sized>(
+        &mut self,
+        reader: &mut R,
+        mut on_line: impl FnMut(&[u8], bool) -> bool,
+    ) -> std::io::Result<bool> {
         loop {
-            let avail = match self.reader.fill_buf() {
+            let avail = match reader.fill_buf() {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
             if avail.is_empty() {
                 if !self.partial.is_empty() || self.partial_truncated {
-                    self.st.line(&self.partial, self.partial_truncated);
+                    on_line(&self.partial, self.partial_truncated);
                     self.partial.clear();
                     self.partial_truncated = false;
                 }
-                self.st.finish();
-                self.done = true;
-                return Ok(());
+                return Ok(true);
             }
             let Some(first) = memchr(b'\n', avail) else {
                 let n = avail.len();
                 push_capped(&mut self.partial, avail, &mut self.partial_truncated);
-                self.reader.consume(n);
+                reader.consume(n);
                 continue;
             };
             // The line that started in an earlier buffer.
             let mut used = first + 1;
-            if self.partial.is_empty() && !self.partial_truncated {
+            let mut more = if self.partial.is_empty() && !self.partial_truncated {
                 let (line, truncated) = cap(&avail[..first]);
-                self.st.line(line, truncated);
+                on_line(line, truncated)
             } else {
                 push_capped(
                     &mut self.partial,
                     &avail[..first],
                     &mut self.partial_truncated,
                 );
-                self.st.line(&self.partial, self.partial_truncated);
+                let more = on_line(&self.partial, self.partial_truncated);
                 self.partial.clear();
                 self.partial_truncated = false;
-            }
+                more
+            };
             // Whole lines in this buffer, without going back to the reader for each.
-            while self.st.out.is_empty() {
+            while more {
                 let Some(k) = memchr(b'\n', &avail[used..]) else {
                     break;
                 };
                 let (line, truncated) = cap(&avail[used..used + k]);
-                self.st.line(line, truncated);
+                more = on_line(line, truncated);
                 used += k + 1;
             }
-            self.reader.consume(used);
-            return Ok(());
+            reader.consume(used);
+            return Ok(false);
         }
     }
 }
@@ -234,6 +261,7 @@ enum Phase {
 }
 
 /// The error being read for a process.
+#[derive(Debug, Clone)]
 struct Pending {
     rec: ErrorRecord,
     /// One of the `N errors in context i of C:` repeats: read, then dropped.
@@ -250,6 +278,7 @@ struct Pending {
 }
 
 /// One process's state.
+#[derive(Debug, Clone)]
 struct Proc {
     pid: u32,
     tool: Option<Tool>,
@@ -302,6 +331,7 @@ impl Proc {
 }
 
 /// A `--gen-suppressions` block being read.
+#[derive(Debug, Clone)]
 struct Block {
     start_line: u64,
     /// The error it belongs to: process index and error serial.
@@ -313,7 +343,8 @@ struct Block {
 }
 
 /// Everything but the input.
-struct State {
+#[derive(Debug, Clone)]
+pub(crate) struct State {
     name: String,
     line_no: u64,
     out: VecDeque<LogItem>,
@@ -1148,6 +1179,188 @@ impl State {
             self.flush_preamble(i);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Resuming at a line (parallel reading, see `super::parallel`)
+// ---------------------------------------------------------------------------------------
+
+/// Everything that decides how a [`State`] reads the rest of a log, with line numbers and
+/// counters made relative to the line just read. Two states that reached the same line by
+/// different routes (one from the start of the log, one from a guessed state at a later
+/// line) read the rest of the log identically when their keys are equal: what the key
+/// leaves out is a cache (the last prefix, the last process index), an allocation hint
+/// (`depth_hint`, spare vectors) or output already handed out.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ResumeKey {
+    /// The processes in their order (it decides the order of what the end of the log
+    /// flushes).
+    procs: Vec<ProcKey>,
+    lead: Vec<u8>,
+    block: Option<BlockKey>,
+    vfatal: Option<(i64, String)>,
+    garbage_run: bool,
+}
+
+#[derive(Debug, PartialEq)]
+struct ProcKey {
+    pid: u32,
+    tool: Option<Tool>,
+    minor: Option<u8>,
+    pre: Preamble,
+    pre_seen: bool,
+    pre_state: PreState,
+    supp_files: Vec<Vec<u8>>,
+    phase: Phase,
+    cur: Option<PendingKey>,
+    repeat_next: bool,
+    last_tid: Option<u32>,
+    cand: Option<(Vec<u8>, i64)>,
+    fatal: Option<(i64, String)>,
+    blocks_seen: bool,
+}
+
+#[derive(Debug, PartialEq)]
+struct PendingKey {
+    /// With `line` zeroed: the relative line is below.
+    rec: ErrorRecord,
+    line: i64,
+    repeat: bool,
+    serial: i64,
+    stamp: Option<i64>,
+    lines: u32,
+    neutral: bool,
+}
+
+#[derive(Debug, PartialEq)]
+struct BlockKey {
+    start_line: i64,
+    /// The PID and relative serial of the error it is aimed at.
+    target: Option<(u32, i64)>,
+    stage: u8,
+    lines: usize,
+    sup: GenSuppression,
+}
+
+impl State {
+    /// A fresh state for the log `name`.
+    pub(crate) fn named(name: &str) -> Self {
+        Self::new(name)
+    }
+
+    /// The number of lines read.
+    pub(crate) const fn line_no(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Reads one line (without its `\n`; `truncated` when it was cut at [`MAX_LINE`]).
+    pub(crate) fn feed(&mut self, raw: &[u8], truncated: bool) {
+        self.line(raw, truncated);
+    }
+
+    /// The end of the log: emits what is complete and says what is not.
+    pub(crate) fn end(&mut self) {
+        self.finish();
+    }
+
+    /// Whether nothing is waiting to be handed out.
+    pub(crate) fn is_drained(&self) -> bool {
+        self.out.is_empty()
+    }
+
+    /// Moves what is ready to be handed out to the end of `items`.
+    pub(crate) fn drain_into(&mut self, items: &mut Vec<LogItem>) {
+        items.extend(self.out.drain(..));
+    }
+
+    /// This state's [`ResumeKey`], relative to the last line read.
+    pub(crate) fn resume_key(&self) -> ResumeKey {
+        let base = i64::try_from(self.line_no).unwrap_or(i64::MAX);
+        let rel = |line: u64| i64::try_from(line).unwrap_or(i64::MAX) - base;
+        let serial_base = i64::try_from(self.serial).unwrap_or(i64::MAX);
+        let stamp_base = i64::try_from(self.stamp).unwrap_or(i64::MAX);
+        let rel_serial = |s: u64| i64::try_from(s).unwrap_or(i64::MAX) - serial_base;
+        let proc_key = |p: &Proc| ProcKey {
+            pid: p.pid,
+            tool: p.tool,
+            minor: p.minor,
+            pre: p.pre.clone(),
+            pre_seen: p.pre_seen,
+            pre_state: p.pre_state,
+            supp_files: p.supp_files.clone(),
+            phase: p.phase,
+            cur: p.cur.as_ref().map(|c| PendingKey {
+                rec: ErrorRecord {
+                    line: 0,
+                    ..c.rec.clone()
+                },
+                line: rel(c.rec.line),
+                repeat: c.repeat,
+                serial: rel_serial(c.serial),
+                stamp: (c.stamp != 0)
+                    .then(|| i64::try_from(c.stamp).unwrap_or(i64::MAX) - stamp_base),
+                lines: c.lines,
+                neutral: c.neutral,
+            }),
+            repeat_next: p.repeat_next,
+            last_tid: p.last_tid,
+            cand: p.has_cand.then(|| (p.cand.clone(), rel(p.cand_line))),
+            fatal: p.fatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
+            blocks_seen: p.blocks_seen,
+        };
+        let procs = self.procs.iter().map(proc_key).collect();
+        ResumeKey {
+            procs,
+            lead: self.lead.clone(),
+            block: self.block.as_ref().map(|b| BlockKey {
+                start_line: rel(b.start_line),
+                target: b
+                    .target
+                    .and_then(|(i, serial)| Some((self.procs.get(i)?.pid, rel_serial(serial)))),
+                stage: b.stage,
+                lines: b.lines,
+                sup: b.sup.clone(),
+            }),
+            vfatal: self.vfatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
+            garbage_run: self.garbage_run,
+        }
+    }
+
+    /// A guess at the state of a later part of the same log: what this state knows of
+    /// its processes (tools, versions, suppression files), with nothing in progress and no
+    /// line read. Reading from a later line with it is right when the [`ResumeKey`]s agree
+    /// after that line (see `super::parallel`).
+    pub(crate) fn seed(&self) -> Self {
+        let mut s = self.clone();
+        s.out.clear();
+        s.line_no = 0;
+        s.block = None;
+        s.vfatal = None;
+        s.garbage_run = false;
+        for p in &mut s.procs {
+            p.phase = Phase::Idle;
+            p.cur = None;
+            p.has_cand = false;
+            p.cand.clear();
+            p.fatal = None;
+        }
+        s
+    }
+}
+
+/// Whether `line`, after `prev`, is a likely place for a reader of a later part of a log to
+/// start: a Valgrind message line (prefix, then text) right after the end of a suppression
+/// block or after a blank prefixed line, i.e. where errors start. Only a heuristic: whether
+/// starting there is right is decided by comparing [`ResumeKey`]s.
+pub(crate) fn is_sync_pair(prev: &[u8], line: &[u8]) -> bool {
+    let prev = prev.strip_suffix(b"\r").unwrap_or(prev);
+    let after = match find_prefix(prev) {
+        Some(p) => trim(&prev[p.body.min(prev.len())..]).is_empty(),
+        None => trim_end(prev).ends_with(b"}"),
+    };
+    after
+        && find_prefix(line)
+            .is_some_and(|p| line.get(p.body).is_some_and(|c| !c.is_ascii_whitespace()))
 }
 
 /// Copies a suppression block's facts into its error.

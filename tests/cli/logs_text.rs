@@ -756,3 +756,57 @@ fn buffer_size_does_not_matter() {
         assert_eq!(small, read_from(data.as_slice(), name), "{name}");
     }
 }
+
+/// A large plain text log is read on several threads (`logs::parallel`): the items are the
+/// ones the sequential reader gives, and `vgsupp match` prints the same with one reader
+/// thread or several.
+#[test]
+fn large_logs_read_on_several_threads_give_the_same_items() {
+    use std::io::Write as _;
+    // A prefix of the torch log, cut at a line end, above the 8 MiB parallel threshold.
+    let mut data = Vec::new();
+    open("leaky-ext.txt.gz")
+        .take(12 << 20)
+        .read_to_end(&mut data)
+        .expect("gunzip");
+    let cut = data.iter().rposition(|b| *b == b'\n').expect("a line") + 1;
+    data.truncate(cut);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("big.log");
+    std::fs::File::create(&log)
+        .and_then(|mut f| f.write_all(&data))
+        .expect("write log");
+
+    let sequential = read_from(data.as_slice(), "big.log");
+    let file = std::fs::File::open(&log).expect("open");
+    let mut reader = vgsupp::logs::parallel::ParallelTextReader::new(file, "big.log", 2, 1 << 20)
+        .expect("parallel reader");
+    let parallel: Vec<LogItem> = reader.by_ref().map(|i| i.expect("item")).collect();
+    assert_eq!(parallel, sequential);
+    let stats = reader.stats();
+    assert!(
+        stats.accepted >= 10 && stats.reread <= 1,
+        "the chunks were not read in parallel: {stats:?}"
+    );
+
+    let supp = dir.path().join("empty.supp");
+    std::fs::write(&supp, "").expect("supp");
+    let run = |threads: &str| {
+        crate::common::vgsupp()
+            .env("VGSUPP_READ_THREADS", threads)
+            .args(["match", "--format", "json", "-s"])
+            .arg(&supp)
+            .arg(&log)
+            .output()
+            .expect("run vgsupp")
+    };
+    let one = run("1");
+    let two = run("2");
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert!(!one.stdout.is_empty());
+    assert_eq!(one.stdout, two.stdout);
+}

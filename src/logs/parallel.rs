@@ -1,0 +1,737 @@
+//! Reading one large, uncompressed text log on several threads, with exactly the items, in
+//! exactly the order, that [`TextReader`](super::text::TextReader) gives.
+//!
+//! The file is cut into chunks of `chunk` bytes. The reader of chunk `k` starts at the
+//! chunk's first *sync line* (a Valgrind message right after a blank prefixed line or the
+//! end of a suppression block, where errors start; see `text::is_sync_pair`), with a guessed
+//! state: what an earlier part of the log taught about its processes (tool, version,
+//! suppression files), nothing in progress. It reads through the sync line of the next
+//! chunk, inclusive. So each sync line is read twice: by the reader that arrives at it from
+//! the start of the log, and by the one that starts there. The consumer accepts a chunk's
+//! items only when both readers are in the same state after that line (equal
+//! `ResumeKey`s: same processes, same knowledge, same error in progress, with relative line
+//! numbers); from then on they read alike, so the chunk's items are the ones a single
+//! reader would give. Otherwise (a guess was wrong: a new process, an error spanning the
+//! sync line of another process, …) the consumer reads that chunk again itself, from the
+//! true state, and hands the corrected knowledge to the readers of later chunks.
+//!
+//! Memory stays bounded: readers run at most a few chunks ahead of the consumer.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::FileExt as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use super::record::{LogItem, ReadError};
+use super::text::{LineSplitter, ResumeKey, State, is_sync_pair};
+
+/// The chunk size used by [`crate::logs::detect::open`].
+pub const DEFAULT_CHUNK: u64 = 2 << 20;
+
+/// How far past a chunk's start its sync line is looked for, in chunks. A chunk without one
+/// is read by the reader of the chunk before it.
+const SYNC_WINDOW_CHUNKS: u64 = 4;
+
+/// Bytes kept of each line while looking for sync lines (they are short).
+const SYNC_HEAD: usize = 256;
+
+/// Reads a text log on several threads; an iterator of [`LogItem`]s like
+/// [`TextReader`](super::text::TextReader).
+pub struct ParallelTextReader {
+    shared: Arc<Shared>,
+    rx: Receiver<(usize, std::io::Result<Chunk>)>,
+    workers: Vec<JoinHandle<()>>,
+    /// Chunks that arrived before their turn.
+    early: BTreeMap<usize, std::io::Result<Chunk>>,
+    /// The next chunk to consume.
+    next: usize,
+    /// Items ready to hand out.
+    ready: VecDeque<LogItem>,
+    /// Where the consumer is: the state that read the log up to and including the sync
+    /// line at `end`, with the line offset of its numbering.
+    tail: Option<Tail>,
+    done: bool,
+    stats: ParallelStats,
+}
+
+/// How the chunks of a log were read, for benchmarks and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParallelStats {
+    /// Chunks the file was cut into.
+    pub chunks: usize,
+    /// Chunks whose items were taken from their reader thread.
+    pub accepted: usize,
+    /// Chunks read again by the consumer, because the guessed state was wrong.
+    pub reread: usize,
+    /// Chunks with nothing of their own (no sync line; read by the chunk before).
+    pub empty: usize,
+}
+
+/// The state after the last accepted chunk.
+struct Tail {
+    /// It read the log up to and including the line that starts at `end.0` and ends at
+    /// `end.1` (the first line of the next non-empty chunk).
+    end: (u64, u64),
+    state: State,
+    key: ResumeKey,
+    /// Added to its line numbers to get the log's.
+    offset: u64,
+}
+
+/// What the reader of one chunk produced.
+struct Chunk {
+    /// Start and end offsets of its first line; `None`: no sync line, nothing read.
+    start: Option<(u64, u64)>,
+    /// Start and end of the sync line it read through (the next chunk's first line);
+    /// `None`: it read to the end of the log.
+    end: Option<(u64, u64)>,
+    /// The state after its first line, when nothing was emitted by that line.
+    start_key: Option<ResumeKey>,
+    /// The items after its first line, with line numbers counted from its first line (1).
+    items: Vec<LogItem>,
+    /// Its state at the end.
+    state: State,
+}
+
+struct Shared {
+    file: File,
+    len: u64,
+    chunk: u64,
+    chunks: usize,
+    name: String,
+    /// The latest known state of the log's processes, for readers of later chunks.
+    seed: Mutex<Arc<State>>,
+    /// (next chunk to claim, chunks consumed).
+    claims: Mutex<(usize, usize)>,
+    wake: Condvar,
+    /// How many chunks readers may run ahead of the consumer.
+    window: usize,
+    cancel: AtomicBool,
+}
+
+impl ParallelTextReader {
+    /// Reads the text log `file` (named `name` in messages) with `threads` reader threads
+    /// and chunks of `chunk` bytes (at least 1).
+    ///
+    /// # Errors
+    /// When the file's size or its first chunk cannot be read.
+    pub fn new(file: File, name: &str, threads: usize, chunk: u64) -> Result<Self, ReadError> {
+        let io = |source| ReadError::Io {
+            path: name.to_owned(),
+            source,
+        };
+        let len = file.metadata().map_err(io)?.len();
+        let chunk = chunk.max(1);
+        let chunks = usize::try_from(len.div_ceil(chunk).max(1)).unwrap_or(usize::MAX);
+        let threads = threads.max(1);
+        let shared = Arc::new(Shared {
+            file,
+            len,
+            chunk,
+            chunks,
+            name: name.to_owned(),
+            seed: Mutex::new(Arc::new(State::named(name))),
+            claims: Mutex::new((1, 0)),
+            wake: Condvar::new(),
+            window: threads * 2 + 2,
+            cancel: AtomicBool::new(false),
+        });
+        // The first chunk is read here, before the threads start: its end state is the
+        // first guess of the state of later chunks (it holds the preambles).
+        let first = read_chunk(&shared, 0, &State::named(name)).map_err(io)?;
+        *lock(&shared.seed) = Arc::new(first.state.seed());
+        let (tx, rx) = channel();
+        let workers = if chunks > 1 {
+            (0..threads)
+                .map(|_| {
+                    let shared = Arc::clone(&shared);
+                    let tx: Sender<_> = tx.clone();
+                    std::thread::spawn(move || work(&shared, &tx))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut early = BTreeMap::new();
+        early.insert(0, Ok(first));
+        Ok(Self {
+            shared,
+            rx,
+            workers,
+            early,
+            next: 0,
+            ready: VecDeque::new(),
+            tail: None,
+            done: false,
+            stats: ParallelStats {
+                chunks,
+                ..ParallelStats::default()
+            },
+        })
+    }
+
+    /// How the chunks were read so far.
+    #[must_use]
+    pub const fn stats(&self) -> ParallelStats {
+        self.stats
+    }
+
+    /// The result for chunk `k`, waiting for it.
+    fn take(&mut self, k: usize) -> std::io::Result<Chunk> {
+        loop {
+            if let Some(c) = self.early.remove(&k) {
+                return c;
+            }
+            match self.rx.recv() {
+                Ok((i, c)) => {
+                    self.early.insert(i, c);
+                }
+                Err(_) => {
+                    return Err(std::io::Error::other(
+                        "a reader thread stopped unexpectedly",
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Consumes the next chunk; false when there is none.
+    fn advance(&mut self) -> std::io::Result<bool> {
+        let sh = Arc::clone(&self.shared);
+        loop {
+            if self.next >= sh.chunks {
+                return Ok(false);
+            }
+            let k = self.next;
+            let chunk = self.take(k)?;
+            self.next += 1;
+            {
+                let mut c = lock(&sh.claims);
+                c.1 = self.next;
+            }
+            sh.wake.notify_all();
+            let Chunk {
+                start,
+                end,
+                start_key,
+                mut items,
+                state,
+            } = chunk;
+            let Some(start) = start else {
+                self.stats.empty += 1;
+                continue;
+            };
+            if end.is_some_and(|e| e.0 == start.0) {
+                // Its sync line is the next chunk's: nothing of its own.
+                self.stats.empty += 1;
+                continue;
+            }
+            let Some(tail) = self.tail.take() else {
+                // The first chunk: read from the start of the log.
+                self.stats.accepted += 1;
+                self.ready.extend(items);
+                self.set_tail(end, state, 0, k);
+                return Ok(true);
+            };
+            if tail.end == start && start_key.as_ref() == Some(&tail.key) {
+                self.stats.accepted += 1;
+                let offset = tail.offset + tail.state.line_no() - 1;
+                shift(&mut items, offset);
+                self.ready.extend(items);
+                self.set_tail(end, state, offset, k);
+            } else {
+                // The guess was wrong: read on from the true state, to this chunk's end.
+                self.stats.reread += 1;
+                let Tail {
+                    end: from,
+                    mut state,
+                    offset,
+                    ..
+                } = tail;
+                let to = end.map_or(sh.len, |e| e.1);
+                let mut items = Vec::new();
+                read_range(&sh, &mut state, from.1, to, &mut items, |_| {})?;
+                if end.is_none() {
+                    state.end();
+                    state.drain_into(&mut items);
+                }
+                shift(&mut items, offset);
+                self.ready.extend(items);
+                *lock(&sh.seed) = Arc::new(state.seed());
+                self.set_tail(end, state, offset, usize::MAX);
+            }
+            return Ok(true);
+        }
+    }
+
+    /// Records where the consumer is after a chunk; `k` is the chunk whose state it is
+    /// (every 8th accepted chunk refreshes the guess for later chunks).
+    fn set_tail(&mut self, end: Option<(u64, u64)>, state: State, offset: u64, k: usize) {
+        match end {
+            Some(end) => {
+                if k.is_multiple_of(8) {
+                    *lock(&self.shared.seed) = Arc::new(state.seed());
+                }
+                self.tail = Some(Tail {
+                    end,
+                    key: state.resume_key(),
+                    state,
+                    offset,
+                });
+            }
+            None => {
+                // It read to the end of the log: later chunks are empty.
+                self.tail = None;
+                self.next = self.shared.chunks;
+            }
+        }
+    }
+}
+
+impl Iterator for ParallelTextReader {
+    type Item = Result<LogItem, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Some(Ok(item));
+            }
+            if self.done {
+                return None;
+            }
+            match self.advance() {
+                Ok(true) => {}
+                Ok(false) => self.done = true,
+                Err(source) => {
+                    self.done = true;
+                    return Some(Err(ReadError::Io {
+                        path: self.shared.name.clone(),
+                        source,
+                    }));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ParallelTextReader {
+    fn drop(&mut self) {
+        self.shared.cancel.store(true, Ordering::Relaxed);
+        self.shared.wake.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A reader thread: claims chunks in order, at most `window` ahead of the consumer.
+fn work(sh: &Shared, tx: &Sender<(usize, std::io::Result<Chunk>)>) {
+    loop {
+        let k = {
+            let mut c = lock(&sh.claims);
+            while c.0 < sh.chunks && c.0 >= c.1 + sh.window && !sh.cancel.load(Ordering::Relaxed) {
+                c = sh.wake.wait(c).unwrap_or_else(PoisonError::into_inner);
+            }
+            if c.0 >= sh.chunks || sh.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            c.0 += 1;
+            c.0 - 1
+        };
+        let seed = Arc::clone(&lock(&sh.seed));
+        let result = read_chunk(sh, k, &seed);
+        if tx.send((k, result)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads chunk `k` from its sync line (the start of the log for chunk 0) with a copy of
+/// `seed` (a fresh state for chunk 0), through the next chunk's sync line.
+fn read_chunk(sh: &Shared, k: usize, seed: &State) -> std::io::Result<Chunk> {
+    let begin = k as u64 * sh.chunk;
+    let start = if k == 0 {
+        Some((0, 0))
+    } else {
+        find_sync(sh, begin)?
+    };
+    let Some(start) = start else {
+        return Ok(Chunk {
+            start: None,
+            end: None,
+            start_key: None,
+            items: Vec::new(),
+            state: State::named(&sh.name),
+        });
+    };
+    let mut end = None;
+    for j in k + 1..sh.chunks {
+        if let Some(e) = find_sync(sh, j as u64 * sh.chunk)? {
+            end = Some(e);
+            break;
+        }
+    }
+    let mut state = seed.clone();
+    let mut items = Vec::new();
+    let mut start_key = None;
+    if end.is_none_or(|e| e.0 != start.0) {
+        let to = end.map_or(sh.len, |e| e.1);
+        read_range(sh, &mut state, start.0, to, &mut items, |st| {
+            // A first line that emits something (it closed what the guess left open)
+            // leaves no key: the consumer reads the chunk again.
+            if k > 0 && st.is_drained() {
+                start_key = Some(st.resume_key());
+            }
+        })?;
+        if k > 0 && start_key.is_none() {
+            items.clear();
+        }
+        if end.is_none() {
+            state.end();
+            state.drain_into(&mut items);
+        }
+    }
+    Ok(Chunk {
+        start: Some(start),
+        end,
+        start_key,
+        items,
+        state,
+    })
+}
+
+/// Feeds the lines of `[from, to)` to `state`, moving what it emits to `items`;
+/// `after_first` sees the state right after the first line.
+fn read_range(
+    sh: &Shared,
+    state: &mut State,
+    from: u64,
+    to: u64,
+    items: &mut Vec<LogItem>,
+    mut after_first: impl FnMut(&State),
+) -> std::io::Result<()> {
+    let mut reader = BufReader::with_capacity(
+        256 << 10,
+        At {
+            file: &sh.file,
+            pos: from,
+            end: to,
+        },
+    );
+    let mut lines = LineSplitter::default();
+    let mut first = true;
+    loop {
+        let eof = lines.pump(&mut reader, |line, truncated| {
+            state.feed(line, truncated);
+            if first {
+                first = false;
+                after_first(state);
+            }
+            state.drain_into(items);
+            !sh.cancel.load(Ordering::Relaxed)
+        })?;
+        if eof || sh.cancel.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+    }
+}
+
+/// The first sync line that starts in `[from, from + SYNC_WINDOW_CHUNKS chunks)`: its
+/// start and end (after its `\n`, or the end of the file).
+fn find_sync(sh: &Shared, from: u64) -> std::io::Result<Option<(u64, u64)>> {
+    if from >= sh.len {
+        return Ok(None);
+    }
+    let limit = from.saturating_add(sh.chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
+    // From the byte before `from`: a line that starts at `from` follows a `\n` there.
+    let mut pos = from - 1;
+    let mut reader = BufReader::with_capacity(
+        64 << 10,
+        At {
+            file: &sh.file,
+            pos,
+            end: sh.len,
+        },
+    );
+    let (_, n) = line_head(&mut reader)?;
+    pos += n;
+    let mut prev: Option<Vec<u8>> = None;
+    while pos < limit && pos < sh.len {
+        let (head, n) = line_head(&mut reader)?;
+        if n == 0 {
+            break;
+        }
+        if prev.as_deref().is_some_and(|p| is_sync_pair(p, &head)) {
+            return Ok(Some((pos, pos + n)));
+        }
+        prev = Some(head);
+        pos += n;
+    }
+    Ok(None)
+}
+
+/// Reads one line: its first [`SYNC_HEAD`] bytes (without `\n`), and how many bytes it
+/// took (with the `\n`); 0 at the end of the input.
+fn line_head(reader: &mut impl BufRead) -> std::io::Result<(Vec<u8>, u64)> {
+    let mut head = Vec::new();
+    let mut n = 0u64;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok((head, n));
+        }
+        let (take, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        let room = SYNC_HEAD.saturating_sub(head.len());
+        head.extend_from_slice(&buf[..take.min(room)]);
+        let used = if ended { take + 1 } else { take };
+        n += used as u64;
+        reader.consume(used);
+        if ended {
+            return Ok((head, n));
+        }
+    }
+}
+
+/// Adds `offset` to the log line numbers of `items`.
+fn shift(items: &mut [LogItem], offset: u64) {
+    if offset == 0 {
+        return;
+    }
+    for item in items {
+        match item {
+            LogItem::Error(e) if e.line > 0 => e.line += offset,
+            LogItem::Warning { line, .. } | LogItem::Fatal { line, .. } if *line > 0 => {
+                *line += offset;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reads `[pos, end)` of a file without moving a shared file position.
+struct At<'a> {
+    file: &'a File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.end.saturating_sub(self.pos);
+        let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+        if n == 0 {
+            return Ok(0);
+        }
+        let got = self.file.read_at(&mut buf[..n], self.pos)?;
+        self.pos += got as u64;
+        Ok(got)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::logs::text::TextReader;
+
+    fn repo(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    }
+
+    /// The bytes of a test log (gunzipped), at most `max` of them.
+    fn log_bytes(path: &Path, max: usize) -> Vec<u8> {
+        let raw = std::fs::read(path).expect("read log");
+        let mut bytes = if raw.starts_with(&[0x1f, 0x8b]) {
+            let mut out = Vec::new();
+            let mut gz = flate2::read::MultiGzDecoder::new(raw.as_slice()).take(max as u64);
+            gz.read_to_end(&mut out).expect("gunzip");
+            out
+        } else {
+            raw
+        };
+        bytes.truncate(max);
+        bytes
+    }
+
+    fn sequential(bytes: &[u8]) -> Vec<LogItem> {
+        TextReader::new(bytes)
+            .with_name("log")
+            .map(|i| i.expect("item"))
+            .collect()
+    }
+
+    fn parallel(bytes: &[u8], threads: usize, chunk: u64) -> (Vec<LogItem>, ParallelStats) {
+        let mut f = tempfile::tempfile().expect("tempfile");
+        f.write_all(bytes).expect("write");
+        let mut r = ParallelTextReader::new(f, "log", threads, chunk).expect("open");
+        let items = r.by_ref().map(|i| i.expect("item")).collect();
+        (items, r.stats())
+    }
+
+    /// Parallel reading gives exactly the sequential items, for every chunk size.
+    fn same_items(label: &str, bytes: &[u8], chunks: &[u64]) {
+        let want = sequential(bytes);
+        for &chunk in chunks {
+            for threads in [1, 3] {
+                let (got, stats) = parallel(bytes, threads, chunk);
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "{label}: chunk {chunk}, {threads} threads: item count ({stats:?})"
+                );
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g, w,
+                        "{label}: chunk {chunk}, {threads} threads: item {i} ({stats:?})"
+                    );
+                }
+            }
+        }
+    }
+
+    fn text_logs() -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(repo("tests/data/logs/text"))
+            .expect("dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| {
+                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                n.ends_with(".log") || n.ends_with(".txt") || n.ends_with(".txt.gz")
+            })
+            .collect();
+        for p in ["basic", "cxx", "libuse"] {
+            v.push(repo(&format!("tests/data/match/{p}/baseline.txt")));
+        }
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn every_test_log_reads_the_same_in_chunks() {
+        for path in text_logs() {
+            let bytes = log_bytes(&path, 2 << 20);
+            let label = path.display().to_string();
+            let chunks: &[u64] = if bytes.len() > 200_000 {
+                &[4096, 65_536]
+            } else {
+                &[1, 64, 700, 4096]
+            };
+            same_items(&label, &bytes, chunks);
+        }
+    }
+
+    #[test]
+    fn concatenated_processes_and_tools_read_the_same() {
+        // Different tools, PIDs, preambles and exec restarts back to back: the guessed
+        // state is often wrong at a chunk's start and the consumer must read it again.
+        let mut bytes = Vec::new();
+        for _ in 0..3 {
+            for name in [
+                "helgrind-race.log",
+                "drd-errors.log",
+                "memcheck-verbose-fork.log",
+                "interleaved.log",
+                "timestamp-fork.log",
+                "ci-timestamps.log",
+                "nested.log",
+                "truncated-garbage.log",
+            ] {
+                bytes.extend(log_bytes(
+                    &repo(&format!("tests/data/logs/text/{name}")),
+                    1 << 20,
+                ));
+            }
+        }
+        same_items("concatenation", &bytes, &[97, 1000, 8192]);
+    }
+
+    #[test]
+    fn damaged_logs_read_the_same() {
+        // Lines dropped, duplicated and cut at random (a fixed seed), so that errors,
+        // blocks and preambles are broken across chunk boundaries.
+        let base = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 400_000);
+        let lines: Vec<&[u8]> = base.split_inclusive(|b| *b == b'\n').collect();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..4 {
+            let mut bytes = Vec::new();
+            for l in &lines {
+                match rnd() % 50 {
+                    0 => {}
+                    1 => {
+                        bytes.extend_from_slice(l);
+                        bytes.extend_from_slice(l);
+                    }
+                    2 => bytes.extend_from_slice(&l[..l.len() / 2]),
+                    _ => bytes.extend_from_slice(l),
+                }
+            }
+            same_items(&format!("damaged {round}"), &bytes, &[333, 5000]);
+        }
+    }
+
+    #[test]
+    fn a_single_process_log_is_mostly_read_in_parallel() {
+        let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 4 << 20);
+        let (items, stats) = parallel(&bytes, 2, 65_536);
+        assert_eq!(items, sequential(&bytes));
+        let used = stats.accepted + stats.reread;
+        assert!(
+            stats.accepted * 10 >= used * 9 && stats.chunks >= 60,
+            "too few chunks taken from the reader threads: {stats:?}"
+        );
+    }
+
+    #[test]
+    fn line_numbers_of_later_chunks_are_the_logs() {
+        let mut log = String::new();
+        for i in 0..200 {
+            log.push_str(&format!(
+                "==7== Invalid read of size 4\n==7==    at 0x{i:X}: f{i} (a.c:{i})\n==7== \n"
+            ));
+        }
+        let (items, stats) = parallel(log.as_bytes(), 2, 512);
+        assert!(stats.accepted > 5, "{stats:?}");
+        let lines: Vec<u64> = items
+            .iter()
+            .filter_map(LogItem::as_error)
+            .map(|e| e.line)
+            .collect();
+        assert_eq!(lines, (0..200).map(|i| i * 3 + 1).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_log_without_sync_lines_is_read_by_one_thread() {
+        let log = "program output\n".repeat(10_000);
+        let (items, stats) = parallel(log.as_bytes(), 2, 1000);
+        assert_eq!(items, sequential(log.as_bytes()));
+        assert_eq!(stats.accepted, 1, "{stats:?}");
+    }
+
+    #[test]
+    fn an_empty_log_has_no_items() {
+        let (items, _) = parallel(b"", 2, 100);
+        assert!(items.is_empty());
+    }
+}
