@@ -23,11 +23,27 @@
 #   -j N / --jobs N                             parallelism (default: nproc)
 #   --no-runs                                   stop after the baselines and rule files
 #                                               (rewrites them; verdicts.tsv is left alone)
+#   scripts/record-match-verdicts.sh --live DIR [--sample K|all] [-j N]
+#       live check (what `cargo test` runs, tests/cli/match_live.rs): build, record fresh
+#       text and XML baselines into DIR/P/ (normalised, plus errors.tsv), then run Valgrind
+#       on a deterministic sample of the CHECKED-IN rule files: every rule that is FATAL in
+#       tests/data/match/P/verdicts.tsv plus every rule whose number N has (N-1) % K == 0
+#       (default K=20: 177 of 3,080 rules; `all` = every rule). The sampled rule files
+#       are copied to DIR/P/rules/ and their live verdicts written to DIR/P/verdicts.tsv,
+#       in the layout of tests/data/match. tests/data/match is neither written nor compared
+#       (the caller compares); the script's own consistency checks still apply.
 #
-# Needs valgrind 3.19 (with libc6-dbg), gcc, g++, python3. See tests/data/match/README.md.
+# Every mode rebuilds /tmp/vgsupp-match/ and holds the lock /tmp/vgsupp-match.lock (flock)
+# meanwhile, so concurrent runs (parallel test processes, a manual recording) wait for
+# each other instead of colliding.
+#
+# Needs valgrind 3.19 (with libc6-dbg), gcc, g++, strip, python3, flock.
+# See tests/data/match/README.md.
 set -euo pipefail
 
 ROOT=/tmp/vgsupp-match
+# Outside $ROOT, which is deleted and rebuilt by every run.
+LOCK=/tmp/vgsupp-match.lock
 PROGRAMS=(basic libuse cxx)
 OPTS=(--tool=memcheck --default-suppressions=no --leak-check=full --show-leak-kinds=all
       --track-origins=yes --gen-suppressions=all --num-callers=12)
@@ -46,39 +62,62 @@ if [[ "${1:-}" == "--worker" ]]; then
     rc=0
     "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --xml-file="$run/$prog/$num.xml" \
         --suppressions="$data/$prog/rules/$num.supp" "$ROOT/bin/$prog" \
-        >/dev/null 2>"$run/$prog/$num.err" </dev/null || rc=$?
+        >/dev/null 2>"$run/$prog/$num.err" </dev/null 9>&- || rc=$?
     echo "$rc" >"$run/$prog/$num.rc"
     exit 0
 fi
 
 check=0
 noruns=0
+live=
+sample=
 jobs=$(nproc)
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --check) check=1 ;;
         --no-runs) noruns=1 ;;
+        --live) shift; live=${1:?--live needs a directory} ;;
+        --sample) shift; sample=${1:?--sample needs K or all} ;;
         -j|--jobs) shift; jobs=${1:?}; ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) die "unknown argument: $1" ;;
     esac
     shift
 done
+if [[ -n "$live" ]]; then
+    [[ $check -eq 0 && $noruns -eq 0 ]] || die "--live cannot be combined with --check or --no-runs"
+    sample=${sample:-20}
+    [[ "$sample" == all || "$sample" =~ ^[1-9][0-9]*$ ]] || die "--sample: K (>= 1) or all, not '$sample'"
+    [[ "$sample" == all ]] && sample=1
+    mkdir -p "$live"
+    live=$(cd "$live" && pwd)
+elif [[ -n "$sample" ]]; then
+    die "--sample needs --live"
+fi
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "-j: a positive number, not '$jobs'"
 
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-for tool in valgrind gcc g++ python3 strip; do
+for tool in valgrind gcc g++ python3 strip flock; do
     command -v "$tool" >/dev/null || die "$tool not found"
 done
 [[ -f /usr/include/valgrind/memcheck.h ]] || die "/usr/include/valgrind/memcheck.h not found"
+# One run at a time: every mode rebuilds $ROOT. The lock is released when the script exits.
+exec 9>"$LOCK"
+if ! flock -n 9; then
+    echo "record-match-verdicts: waiting for $LOCK (another run is using $ROOT)" >&2
+    flock 9
+fi
 VG="python3 $repo/tests/valgrind-match/vgmatch.py"
 start=$(date +%s)
 stamp() { echo "record-match-verdicts: [$(( $(date +%s) - start ))s] $*" >&2; }
 
 tmp=$(mktemp -d /tmp/vgsupp-match-rec.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-if [[ $check -eq 1 ]]; then
+if [[ -n "$live" ]]; then
+    data=$live
+elif [[ $check -eq 1 ]]; then
     data=$tmp/match
 else
     data=tests/data/match
@@ -96,7 +135,7 @@ cp -R tests/valgrind-match/programs/. "$ROOT/src/"
 build_log=$ROOT/build/build.log
 if ! (
     set -e
-    exec 2>"$build_log"
+    exec 2>"$build_log" 9>&-
     cd "$ROOT/src"
     # libvendor: real file + soname and dev symlinks; $ROOT/lib is a symlinked directory.
     gcc -g -O2 -fPIC -shared -Wl,-soname,libvendor.so.1 \
@@ -145,29 +184,56 @@ for prog in "${PROGRAMS[@]}"; do
     (
         cd "$wd"
         "${ENV[@]}" valgrind "${OPTS[@]}" -v --log-file=baseline.txt "$ROOT/bin/$prog" \
-            >/dev/null 2>&1 </dev/null || die "$prog: text baseline failed"
+            >/dev/null 2>&1 </dev/null 9>&- || die "$prog: text baseline failed"
         "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --xml-file=baseline.xml \
-            "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null || die "$prog: XML baseline failed"
+            "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null 9>&- || die "$prog: XML baseline failed"
     )
+    $VG normalize-text "$wd/baseline.txt" "$data/$prog/baseline.txt"
+    $VG normalize-xml "$wd/baseline.xml" "$data/$prog/baseline.xml"
+    $VG index "$data/$prog"
+    if [[ -n "$live" ]]; then
+        # The checked-in rule files, not rules derived from the live baseline: the sample
+        # is chosen below.
+        continue
+    fi
     # The matcher's exact input, for cross-checks: every recorded IP inline-expanded
     # with raw below-main names, and one frame per IP (not used for verdicts).
     (
         cd "$wd"
         "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --show-below-main=yes \
-            --xml-file=input.xml "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null \
+            --xml-file=input.xml "$ROOT/bin/$prog" >/dev/null 2>&1 </dev/null 9>&- \
             || die "$prog: input run failed"
         "${ENV[@]}" valgrind "${OPTS[@]}" "${XMLOPTS[@]}" --show-below-main=yes \
             --read-inline-info=no --xml-file=input-noinline.xml "$ROOT/bin/$prog" \
-            >/dev/null 2>&1 </dev/null || die "$prog: input-noinline run failed"
+            >/dev/null 2>&1 </dev/null 9>&- || die "$prog: input-noinline run failed"
     )
-    $VG normalize-text "$wd/baseline.txt" "$data/$prog/baseline.txt"
-    for x in baseline input input-noinline; do
+    for x in input input-noinline; do
         $VG normalize-xml "$wd/$x.xml" "$data/$prog/$x.xml"
     done
-    $VG index "$data/$prog"
     $VG inputs "$data/$prog"
     $VG mutate "$data/$prog" "$prog" >&2
 done
+
+if [[ -n "$live" ]]; then
+    # Deterministic sample of the checked-in rules: every FATAL rule and every rule
+    # numbered 1, 1+K, 1+2K, ... of each program.
+    for prog in "${PROGRAMS[@]}"; do
+        rec=tests/data/match/$prog
+        [[ -f "$rec/verdicts.tsv" ]] || die "$rec/verdicts.tsv not found"
+        rm -rf "$data/$prog/rules"
+        mkdir -p "$data/$prog/rules"
+        {
+            awk -F'\t' 'NR > 1 && $3 == "fatal" { print $1 }' "$rec/verdicts.tsv"
+            for f in "$rec"/rules/*.supp; do
+                n=${f##*/}
+                n=${n%.supp}
+                if (( (10#$n - 1) % sample == 0 )); then echo "$n"; fi
+            done
+        } | sort -u | while read -r n; do
+            cp "$rec/rules/$n.supp" "$data/$prog/rules/"
+        done
+    done
+fi
 
 if [[ $noruns -eq 1 ]]; then
     stamp "--no-runs: stopping before the rule runs"
@@ -196,6 +262,10 @@ for prog in "${PROGRAMS[@]}"; do
 done
 [[ $status -eq 0 ]] || die "inconsistent rule runs (see above)"
 stamp "verdicts written"
+if [[ -n "$live" ]]; then
+    stamp "live: wrote $data"
+    exit 0
+fi
 # Cross-check (informational): a model of the documented 3.19 matcher against the
 # recorded verdicts.
 for prog in "${PROGRAMS[@]}"; do

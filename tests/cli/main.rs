@@ -7,5 +7,6 @@ mod grammar;
 mod logs_text;
 mod logs_xml;
 mod match_differential;
+mod match_live;
 mod matching;
 mod properties;
