@@ -9,6 +9,9 @@
 # ratio to `wc -l`, and peak RSS (`/usr/bin/time -v`). Then a peak-RSS run on a >= 2 GB
 # text log (MEM_CHECK=0 skips it).
 #
+# Then the text reader alone (benches/ingest.rs: sequential, and on every core with
+# logs::parallel) on the same text log, as a ratio to `wc -l`'s wall time.
+#
 # Targets: text ingest within 3x of `wc -l` and >= 500 MB/s per core (CPU time), peak
 # memory < 100 MB on a 2 GB log.
 #
@@ -101,6 +104,9 @@ bench() {
 text=$work/leaky-ext.txt
 make_log tests/data/logs/text/leaky-ext.txt.gz "$text" 1000000000
 bench text "$text"
+# The reader alone (no matching, no JSON), sequential and on every core: benches/ingest.rs.
+wc_wall=$(measure wc -l "$text" | cut -d' ' -f2)
+ingest=$(cargo bench --quiet --bench ingest -- "$text" "$runs" 2>/dev/null | grep -E '^(sequential|parallel)')
 
 xml_gz=../shared/fixtures/torch/leaky-ext.xml.gz
 if [[ -f $xml_gz ]]; then
@@ -117,6 +123,12 @@ printf "%-10s %-22s %7s %8s %8s %9s %9s %9s %9s %8s\n" log what MB "cpu s" "wall
   "MB/s cpu" "MB/s wall" "x wc cpu" "x wc wall" "RSS MB"
 printf '%s\n' "${rows[@]}"
 echo "(cpu: user+sys, best of $runs; wall: median; x wc: time relative to wc -l on the same file)"
+echo
+echo "text reader alone (benches/ingest.rs, best of $runs; wc -l wall: $wc_wall s):"
+while read -r line; do
+  wall=$(awk '{ print $3 }' <<<"$line")
+  printf '%s  = %.1f x wc -l\n' "$line" "$(awk -v a="$wall" -v b="$wc_wall" 'BEGIN { print a / b }')"
+done <<<"$ingest"
 
 if [[ $mem_check != 0 ]]; then
   one=$work/one.txt

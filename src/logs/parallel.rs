@@ -30,7 +30,7 @@ use super::record::{LogItem, ReadError};
 use super::text::{LineSplitter, ResumeKey, State, is_sync_pair};
 
 /// The chunk size used by [`crate::logs::detect::open`].
-pub const DEFAULT_CHUNK: u64 = 2 << 20;
+pub const DEFAULT_CHUNK: u64 = 1 << 20;
 
 /// How far past a chunk's start its sync line is looked for, in chunks. A chunk without one
 /// is read by the reader of the chunk before it.
