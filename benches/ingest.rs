@@ -37,9 +37,7 @@ fn cpu_time() -> Duration {
 }
 
 fn count(items: impl Iterator<Item = Result<LogItem, vgsupp::logs::ReadError>>) -> usize {
-    items
-        .filter(|i| matches!(i, Ok(LogItem::Error(_))))
-        .count()
+    items.filter(|i| matches!(i, Ok(LogItem::Error(_)))).count()
 }
 
 fn main() {
