@@ -194,3 +194,186 @@ fn human_output() {
     let _ = log;
     insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
 }
+
+/// Small logs of every kind (text and XML, three tools, forks), several with suppressed
+/// errors under `examples/torch-extension/cuda-torch.supp`.
+const MIXED_LOGS: [&str; 7] = [
+    "tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt",
+    "tests/data/logs/text/drd-errors.log",
+    "tests/data/logs/xml/memcheck-3.19-errors-leaks.xml",
+    "tests/data/logs/text/helgrind-race.log",
+    "tests/data/logs/text/memcheck-verbose-fork.log",
+    "tests/data/logs/xml/cudart12-libcuda535.xml",
+    "tests/data/logs/text/cudart12-libcuda535.txt",
+];
+
+/// `vgsupp match -s cuda-torch.supp LOGS…` from the repository root, on 4 threads so that
+/// logs finish out of order even on a small machine.
+fn run_mixed(format: &str, logs: &[&str]) -> std::process::Output {
+    let out = vgsupp()
+        .current_dir(repo(""))
+        .env("RAYON_NUM_THREADS", "4")
+        .args(["match", "--format", format, "-s"])
+        .arg("examples/torch-extension/cuda-torch.supp")
+        .args(logs)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Rows of several logs come out in log order: the rows of each log alone, one log after
+/// the other, and each rule's hits summed over the logs.
+#[test]
+fn several_logs_give_json_rows_in_log_order() {
+    let json = |logs: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&run_mixed("json", logs).stdout).expect("JSON")
+    };
+    let all = json(&MIXED_LOGS);
+    let mut want_errors = Vec::new();
+    let mut want_hits = vec![0; all["rules"].as_array().expect("rules").len()];
+    for log in MIXED_LOGS {
+        let one = json(&[log]);
+        want_errors.extend(one["errors"].as_array().expect("errors").iter().cloned());
+        for (n, r) in one["rules"].as_array().expect("rules").iter().enumerate() {
+            want_hits[n] += r["hits"].as_u64().expect("hits");
+        }
+    }
+    assert!(want_errors.len() > 50, "{}", want_errors.len());
+    assert_eq!(all["errors"].as_array().expect("errors"), &want_errors);
+    let hits: Vec<u64> = all["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| r["hits"].as_u64().expect("hits"))
+        .collect();
+    assert_eq!(hits, want_hits);
+    assert!(hits.iter().sum::<u64>() > 0, "some errors are suppressed");
+}
+
+/// The same in human form: the row lines of each log alone, in order, then the table and
+/// a summary that counts them all.
+#[test]
+fn several_logs_give_human_rows_in_log_order() {
+    let text = |logs: &[&str]| -> String {
+        String::from_utf8(run_mixed("human", logs).stdout).expect("UTF-8")
+    };
+    let rows = |t: &str| -> Vec<String> {
+        t.lines()
+            .take_while(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let all = text(&MIXED_LOGS);
+    let mut want = Vec::new();
+    for log in MIXED_LOGS {
+        want.extend(rows(&text(&[log])));
+    }
+    assert_eq!(rows(&all), want);
+    let summary = all.lines().last().expect("summary");
+    assert!(
+        summary.starts_with(&format!("{} errors and loss records: ", want.len())),
+        "{summary}"
+    );
+}
+
+/// The streamed JSON is one valid document that holds every error and loss record the
+/// log readers find, with every field of the contract.
+#[test]
+fn json_output_parses_and_holds_every_error() {
+    let out = run_mixed("json", &MIXED_LOGS);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert!(out.stdout.ends_with(b"}\n"));
+    let errors = v["errors"].as_array().expect("errors");
+    for log in MIXED_LOGS {
+        let (_, items) = vgsupp::logs::detect::read_all(&repo(log)).expect("log");
+        let lines: Vec<u64> = items
+            .iter()
+            .filter_map(|i| match i {
+                vgsupp::logs::record::LogItem::Error(e) => Some(e.line),
+                _ => None,
+            })
+            .collect();
+        let got: Vec<u64> = errors
+            .iter()
+            .filter(|e| e["log"] == log)
+            .map(|e| e["line"].as_u64().expect("line"))
+            .collect();
+        assert!(!lines.is_empty(), "{log}");
+        assert_eq!(got, lines, "{log}");
+    }
+    for e in errors {
+        for key in [
+            "log",
+            "line",
+            "pid",
+            "kind",
+            "leak_kind",
+            "suppressed_by",
+            "approximate",
+        ] {
+            assert!(e.get(key).is_some(), "missing {key}: {e}");
+        }
+    }
+}
+
+/// A log that breaks part-way (a truncated gzip member) fails the run with exit 2 and an
+/// error naming it; the rows before it are already out (docs/formats.md).
+#[test]
+fn a_log_that_breaks_mid_way_fails_after_the_earlier_rows() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let broken = dir.path().join("broken.txt.gz");
+    let text = std::fs::read(repo("tests/data/logs/text/cudart12-libcuda535.txt")).expect("log");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &text).expect("gzip");
+    let gz = gz.finish().expect("gzip");
+    std::fs::write(&broken, &gz[..gz.len() * 2 / 3]).expect("write");
+    let first = "tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt";
+    let alone = String::from_utf8(run_mixed("human", &[first]).stdout).expect("UTF-8");
+    let out = vgsupp()
+        .current_dir(repo(""))
+        .args([
+            "match",
+            "-s",
+            "examples/torch-extension/cuda-torch.supp",
+            first,
+        ])
+        .arg(&broken)
+        .arg("tests/data/logs/text/drd-errors.log")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.txt.gz"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first_rows: String = alone
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(stdout.starts_with(&first_rows), "{stdout}");
+    assert!(!stdout.contains("drd-errors.log"), "{stdout}");
+    assert!(!stdout.contains("errors and loss records"), "{stdout}");
+}
+
+/// A log that cannot be found fails the run before anything is printed.
+#[test]
+fn a_missing_log_fails_before_any_output() {
+    vgsupp()
+        .current_dir(repo(""))
+        .args([
+            "match",
+            "-s",
+            "examples/torch-extension/cuda-torch.supp",
+            "tests/data/logs/text/cudart12-libcuda535.txt",
+            "no-such.log",
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("no-such.log"));
+}

@@ -1,19 +1,34 @@
 //! `vgsupp match`: which rule hides each error of the logs, with Valgrind's first-match
 //! semantics, and per-rule hit counts; `--explain RULE` shows why a rule matches or not.
+//!
+//! The report is streamed: a 2 GB log holds ~300k errors, and keeping a row for each (or the
+//! whole JSON document as one string) grows memory with the log. Each row is serialized as
+//! soon as its error is attributed, and only running counts (rule hits, errors, suppressed,
+//! approximate) live until the end, where the rule table and the summary need them.
+//!
+//! Logs are still replayed in parallel and reported in log order. Workers take logs in
+//! order and send serialized rows to the thread that owns stdout ([`collate`]): the rows of
+//! the earliest unfinished log go straight out, those of later logs wait, already serialized,
+//! until every earlier log is done. Past [`LIMITS`]`.held` bytes waiting, a later log pauses
+//! until its turn, so memory stays bounded however large the logs are.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
+use std::io::{BufWriter, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::{Condvar, Mutex, PoisonError};
 
-use anyhow::{Context as _, Result, bail};
-use rayon::prelude::*;
-use serde::Serialize;
+use anyhow::{Context as _, Result, anyhow};
+use serde::{Serialize, Serializer};
 
 use crate::cli::args::{MatchArgs, MatchFormat};
 use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
 use vgsupp::logs::detect;
-use vgsupp::logs::record::{LogFormat, LogItem};
+use vgsupp::logs::record::{LogFormat, LogItem, ReadError};
 use vgsupp::matcher::stack::explain;
 use vgsupp::matcher::{MatchInput, Replay, RuleFile, RuleSet, Truth};
 use vgsupp::supp::{Tool, Version};
@@ -25,36 +40,191 @@ const DEFAULT_SUPP: [&str; 3] = [
     "/usr/local/libexec/valgrind/default.supp",
 ];
 
+/// The rule list of each tool (each Valgrind tool loads its own), or why the tool refuses it.
+type Sets = BTreeMap<Tool, Result<RuleSet, vgsupp::matcher::RefusedFile>>;
+
+/// How much output is in flight between the log workers and stdout.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// A worker hands rows over in chunks of about this many bytes: one channel message per
+    /// few hundred rows instead of one per row.
+    chunk: usize,
+    /// Bytes of rows and messages the writer may hold for logs whose turn has not come.
+    /// Past it those logs pause, so parallel logs cannot pile up their whole output.
+    held: usize,
+}
+
+/// 16 MiB waiting at most: well under the 100 MB peak `match` is held to on a 2 GB log,
+/// and enough that small logs behind a large one rarely have to pause.
+const LIMITS: Limits = Limits {
+    chunk: 64 << 10,
+    held: 16 << 20,
+};
+
+/// One error of the output, borrowed from the record being replayed, so a row costs no
+/// allocation. Field order is the JSON contract's (docs/formats.md).
 #[derive(Serialize)]
-struct ErrorOut {
-    log: String,
+struct ErrorRow<'a> {
+    log: &'a str,
     line: u64,
     pid: Option<u32>,
-    kind: String,
+    kind: Kind<'a>,
     leak_kind: Option<&'static str>,
-    suppressed_by: Option<RuleRef>,
+    suppressed_by: Option<RuleRef<'a>>,
     approximate: bool,
 }
 
-#[derive(Serialize, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct RuleRef {
-    name: String,
-    file: String,
+/// `Tool:Kind` (`Memcheck:Leak`), written out without building the string.
+struct Kind<'a> {
+    tool: Tool,
+    kind: &'a str,
+}
+
+impl std::fmt::Display for Kind<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.tool.supp_name(), self.kind)
+    }
+}
+
+impl Serialize for Kind<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // serde_json escapes each piece as it comes: the same bytes as a formatted String.
+        s.collect_str(self)
+    }
+}
+
+#[derive(Serialize)]
+struct RuleRef<'a> {
+    name: Cow<'a, str>,
+    file: &'a str,
     line: u32,
 }
 
 #[derive(Serialize)]
-struct RuleOut {
-    name: String,
-    file: String,
+struct RuleOut<'a> {
+    name: &'a str,
+    file: &'a str,
     line: u32,
     hits: u64,
 }
 
-#[derive(Serialize)]
-struct Out {
-    errors: Vec<ErrorOut>,
-    rules: Vec<RuleOut>,
+impl ErrorRow<'_> {
+    /// Append the row as `format` prints it. A JSON row starts with `,`: the log's worker
+    /// cannot know whether an earlier log printed rows, so [`Report::rows`] drops the comma
+    /// before the document's first row.
+    fn encode(&self, format: MatchFormat, out: &mut Vec<u8>) -> std::io::Result<()> {
+        match format {
+            MatchFormat::Json => {
+                out.push(b',');
+                serde_json::to_writer(&mut *out, self)?;
+            }
+            MatchFormat::Human => {
+                write!(out, "{}:{}", self.log, self.line)?;
+                if let Some(p) = self.pid {
+                    write!(out, " [{p}]")?;
+                }
+                write!(out, " {}", self.kind)?;
+                if let Some(k) = self.leak_kind {
+                    write!(out, " ({k})")?;
+                }
+                match &self.suppressed_by {
+                    Some(r) => write!(out, ": suppressed by `{}` ({}:{})", r.name, r.file, r.line)?,
+                    None => out.extend_from_slice(b": not suppressed"),
+                }
+                if self.approximate {
+                    out.extend_from_slice(b" (approximate)");
+                }
+                out.push(b'\n');
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every loaded rule once, keyed by (file index, line) across tools, in file and line order:
+/// the `rules` of the report. Hits are counted per slot.
+struct Slots {
+    /// (file index, line, name), sorted.
+    rules: Vec<(usize, u32, String)>,
+    /// For each tool, the slot of each rule id of its set.
+    by_tool: BTreeMap<Tool, Vec<usize>>,
+}
+
+impl Slots {
+    fn new(sets: &Sets) -> Self {
+        let mut keyed: BTreeMap<(usize, u32), String> = BTreeMap::new();
+        for set in sets.values().flatten() {
+            for r in &set.rules {
+                keyed
+                    .entry((r.file, r.line))
+                    .or_insert_with(|| String::from_utf8_lossy(&r.name).into_owned());
+            }
+        }
+        let rules: Vec<(usize, u32, String)> = keyed
+            .into_iter()
+            .map(|((file, line), name)| (file, line, name))
+            .collect();
+        let by_tool = sets
+            .iter()
+            .filter_map(|(&tool, set)| {
+                let set = set.as_ref().ok()?;
+                let slots = set
+                    .rules
+                    .iter()
+                    .map(|r| {
+                        // Every rule's key was entered above: the search always finds it.
+                        rules
+                            .binary_search_by(|(f, l, _)| (*f, *l).cmp(&(r.file, r.line)))
+                            .unwrap_or_else(|at| at)
+                    })
+                    .collect();
+                Some((tool, slots))
+            })
+            .collect();
+        Self { rules, by_tool }
+    }
+
+    fn len(&self) -> usize {
+        self.rules.len()
+    }
+}
+
+/// Running counts: all the end of the report needs. Each worker keeps its own.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Per rule slot, errors credited to it.
+    hits: Vec<u64>,
+    errors: u64,
+    suppressed: u64,
+    approximate: u64,
+}
+
+impl Tally {
+    fn new(rules: usize) -> Self {
+        Self {
+            hits: vec![0; rules],
+            ..Self::default()
+        }
+    }
+
+    fn add(&mut self, other: &Self) {
+        for (a, b) in self.hits.iter_mut().zip(&other.hits) {
+            *a += b;
+        }
+        self.errors += other.errors;
+        self.suppressed += other.suppressed;
+        self.approximate += other.approximate;
+    }
+}
+
+/// What the run shows: `--explain` in human form replaces the rows and table.
+#[derive(Debug, Clone, Copy)]
+struct Mode {
+    format: MatchFormat,
+    /// Whether rows are printed.
+    rows: bool,
+    /// Whether `--explain` text is gathered (only human output prints it).
+    explain: bool,
 }
 
 pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
@@ -84,8 +254,7 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
             source: files::read(&path)?,
         });
     }
-    // One rule list per tool, as each Valgrind tool loads its own.
-    let sets: BTreeMap<Tool, Result<RuleSet, vgsupp::matcher::RefusedFile>> = Tool::ALL
+    let sets: Sets = Tool::ALL
         .into_iter()
         .map(|t| {
             (
@@ -95,84 +264,86 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
         })
         .collect();
     let log_paths = files::collect_logs(&args.logs)?;
-    let mut errors = Vec::new();
-    // (file index, line) -> (name, hits), across tools and runs.
-    let mut hits: BTreeMap<(usize, u32), (String, u64)> = BTreeMap::new();
-    for set in sets.values().flatten() {
-        for r in &set.rules {
-            hits.entry((r.file, r.line))
-                .or_insert_with(|| (String::from_utf8_lossy(&r.name).into_owned(), 0));
+    // A log that cannot be opened fails the run before anything is printed, as when the
+    // whole report was built first; later failures (a corrupt gzip member, a refused
+    // suppression file) come after the rows before them (docs/formats.md).
+    for p in &log_paths {
+        std::fs::File::open(p).map_err(|source| ReadError::Io {
+            path: p.display().to_string(),
+            source,
+        })?;
+    }
+    let slots = Slots::new(&sets);
+    let explaining = args.explain.is_some() && args.format == MatchFormat::Human;
+    let mode = Mode {
+        format: args.format,
+        rows: !explaining,
+        explain: explaining,
+    };
+    let mut report = Report::new(
+        BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+        args.format,
+    );
+    let (tally, collated) = replay_all(
+        log_paths.len(),
+        rayon::current_num_threads(),
+        LIMITS,
+        slots.len(),
+        &mut report,
+        &mut |s: &str| out.status(s),
+        |log, sink, tally| replay_log(&log_paths[log], &sets, &slots, args, mode, sink, tally),
+    );
+    match collated.halt {
+        None => {}
+        Some(Halt::Closed) => return Ok(Exit::Clean),
+        Some(Halt::Failed(err)) => {
+            // The rows before the failure are shown; the error says where it stopped.
+            let _ = report.w.flush();
+            return Err(err);
         }
     }
-    // Each log is its own set of Valgrind runs: replay them in parallel, report in order.
-    let outcomes: Vec<Result<LogOutcome>> = log_paths
-        .par_iter()
-        .map(|path| replay_log(path, &sets, args))
-        .collect();
-    let mut explain_text = String::new();
-    for outcome in outcomes {
-        let o = outcome?;
-        for m in &o.messages {
-            out.status(m);
-        }
-        for key in o.credited {
-            if let Some(h) = hits.get_mut(&key) {
-                h.1 += 1;
-            }
-        }
-        errors.extend(o.errors);
-        explain_text.push_str(&o.explain);
-    }
-    let rules: Vec<RuleOut> = hits
-        .into_iter()
-        .map(|((file, line), (name, hits))| RuleOut {
+    let rules: Vec<RuleOut> = slots
+        .rules
+        .iter()
+        .zip(&tally.hits)
+        .map(|((file, line, name), &hits)| RuleOut {
             name,
-            file: rule_files[file].path.clone(),
-            line,
+            file: &rule_files[*file].path,
+            line: *line,
             hits,
         })
         .collect();
-    let report = Out { errors, rules };
-    match args.format {
-        MatchFormat::Json => {
-            let mut s = serde_json::to_string(&report)?;
-            s.push('\n');
-            out.stdout(&s);
-        }
-        MatchFormat::Human => out.stdout(&human(&report, &explain_text, args.explain.is_some())),
+    let explain_text = explaining.then_some(collated.explain.as_str());
+    match report.finish(&rules, &tally, explain_text) {
+        Ok(()) => Ok(Exit::Clean),
+        Err(e) => match halt_on_write(e) {
+            Halt::Closed => Ok(Exit::Clean),
+            Halt::Failed(err) => Err(err),
+        },
     }
-    Ok(Exit::Clean)
 }
 
-/// What replaying one log produced.
-struct LogOutcome {
-    errors: Vec<ErrorOut>,
-    /// (file index, line) of the rule credited for each suppressed error.
-    credited: Vec<(usize, u32)>,
-    messages: Vec<String>,
-    explain: String,
-}
-
-/// Replay one log: one Valgrind search-order state per process and tool.
+/// Replay one log: one Valgrind search-order state per process and tool. Rows go to `sink`
+/// as they are produced; returns the log's `--explain` text.
 fn replay_log(
     path: &std::path::Path,
-    sets: &BTreeMap<Tool, Result<RuleSet, vgsupp::matcher::RefusedFile>>,
+    sets: &Sets,
+    slots: &Slots,
     args: &MatchArgs,
-) -> Result<LogOutcome> {
+    mode: Mode,
+    sink: &mut LogSink<'_>,
+    tally: &mut Tally,
+) -> Result<String, Stop> {
     let name = files::display(path);
-    let (format, items) = detect::open(path)?;
-    let mut o = LogOutcome {
-        errors: Vec::new(),
-        credited: Vec::new(),
-        messages: Vec::new(),
-        explain: String::new(),
-    };
+    let (format, items) = detect::open(path).map_err(|e| Stop::Failed(e.into()))?;
+    let mut explain_text = String::new();
     let mut mangled_by_pid: BTreeMap<Option<u32>, bool> = BTreeMap::new();
     let mut tool_by_pid: BTreeMap<Option<u32>, Tool> = BTreeMap::new();
     let mut replays: BTreeMap<(Option<u32>, Tool), Replay<'_>> = BTreeMap::new();
     let mut warned_demangled = false;
     for item in items {
-        match item? {
+        sink.check()?;
+        match item.map_err(|e| Stop::Failed(e.into()))? {
             LogItem::Preamble(p) => {
                 let mangled =
                     format == LogFormat::Xml && p.options.iter().any(|o| o == "--demangle=no");
@@ -181,9 +352,9 @@ fn replay_log(
                     tool_by_pid.insert(p.pid, t);
                 }
             }
-            LogItem::Warning { line, message } => o
-                .messages
-                .push(format!("warning: {name}:{line}: {message}")),
+            LogItem::Warning { line, message } => {
+                sink.status(format!("warning: {name}:{line}: {message}"))?;
+            }
             LogItem::Error(err) => {
                 let tool = err
                     .tool
@@ -191,7 +362,7 @@ fn replay_log(
                     .unwrap_or(Tool::Memcheck);
                 let set = match sets.get(&tool) {
                     Some(Ok(set)) => set,
-                    Some(Err(refused)) => bail!("{refused}"),
+                    Some(Err(refused)) => return Err(Stop::Failed(anyhow!("{refused}"))),
                     None => continue,
                 };
                 let input = MatchInput::from_record(
@@ -200,40 +371,60 @@ fn replay_log(
                 );
                 if input.demangled_names && !warned_demangled {
                     warned_demangled = true;
-                    o.messages.push(format!(
+                    sink.status(format!(
                         "note: {name} shows only demangled function names (no --gen-suppressions blocks, no XML with --demangle=no): verdicts that depend on C++ names are marked approximate"
-                    ));
+                    ))?;
                 }
                 let replay = replays
                     .entry((err.pid, tool))
                     .or_insert_with(|| Replay::new(set));
                 let verdict = replay.attribute(tool, &input);
-                let rule_ref = verdict.suppressed_by.map(|id| {
+                let suppressed_by = verdict.suppressed_by.map(|id| {
                     let r = &set.rules[id as usize];
-                    o.credited.push((r.file, r.line));
+                    if let Some(slot) = slots
+                        .by_tool
+                        .get(&tool)
+                        .and_then(|s| s.get(id as usize))
+                        .and_then(|&slot| tally.hits.get_mut(slot))
+                    {
+                        *slot += 1;
+                    }
                     RuleRef {
-                        name: String::from_utf8_lossy(&r.name).into_owned(),
-                        file: set.files[r.file].path.clone(),
+                        name: String::from_utf8_lossy(&r.name),
+                        file: &set.files[r.file].path,
                         line: r.line,
                     }
                 });
-                if let Some(target) = &args.explain {
-                    explain_error(&mut o.explain, set, &input, target, &name, &err);
+                tally.errors += 1;
+                tally.suppressed += u64::from(suppressed_by.is_some());
+                tally.approximate += u64::from(verdict.approximate);
+                if mode.explain
+                    && let Some(target) = &args.explain
+                {
+                    explain_error(&mut explain_text, set, &input, target, &name, &err);
                 }
-                o.errors.push(ErrorOut {
-                    log: name.clone(),
-                    line: err.line,
-                    pid: err.pid,
-                    kind: format!("{}:{}", tool.supp_name(), err.kind),
-                    leak_kind: err.leak.map(|l| l.kind.token()),
-                    suppressed_by: rule_ref,
-                    approximate: verdict.approximate,
-                });
+                if mode.rows {
+                    sink.row(
+                        &ErrorRow {
+                            log: &name,
+                            line: err.line,
+                            pid: err.pid,
+                            kind: Kind {
+                                tool,
+                                kind: &err.kind,
+                            },
+                            leak_kind: err.leak.map(|l| l.kind.token()),
+                            suppressed_by,
+                            approximate: verdict.approximate,
+                        },
+                        mode.format,
+                    )?;
+                }
             }
             _ => {}
         }
     }
-    Ok(o)
+    Ok(explain_text)
 }
 
 fn explain_error(
@@ -289,55 +480,621 @@ fn show_pattern(p: &vgsupp::matcher::rule::Pattern) -> String {
     }
 }
 
-fn human(report: &Out, explain_text: &str, explaining: bool) -> String {
-    let mut s = String::new();
-    if explaining {
-        s.push_str(explain_text);
-        if explain_text.is_empty() {
-            s.push_str(
-                "no error was compared with that rule (check its name, or give FILE:LINE)\n",
+/// The report on stdout, written piece by piece with the same bytes the whole document
+/// would have had.
+struct Report<W: Write> {
+    w: W,
+    format: MatchFormat,
+    /// Whether the JSON opening `{"errors":[` is out. It waits for the first row, so a run
+    /// that fails before any row prints nothing.
+    started: bool,
+    /// Whether a row is out (the next JSON row needs its leading comma).
+    any_row: bool,
+}
+
+impl<W: Write> Report<W> {
+    const fn new(w: W, format: MatchFormat) -> Self {
+        Self {
+            w,
+            format,
+            started: false,
+            any_row: false,
+        }
+    }
+
+    fn start(&mut self) -> std::io::Result<()> {
+        if !self.started && self.format == MatchFormat::Json {
+            self.w.write_all(b"{\"errors\":[")?;
+        }
+        self.started = true;
+        Ok(())
+    }
+
+    /// Rows as [`ErrorRow::encode`] wrote them.
+    fn rows(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.start()?;
+        let bytes = match bytes.split_first() {
+            Some((b',', rest)) if self.format == MatchFormat::Json && !self.any_row => rest,
+            _ => bytes,
+        };
+        self.any_row = true;
+        self.w.write_all(bytes)
+    }
+
+    /// The end of the report: JSON `rules`; human rule table and summary, or the
+    /// `--explain` text instead of both.
+    fn finish(
+        &mut self,
+        rules: &[RuleOut<'_>],
+        tally: &Tally,
+        explain_text: Option<&str>,
+    ) -> std::io::Result<()> {
+        self.start()?;
+        match self.format {
+            MatchFormat::Json => {
+                self.w.write_all(b"],\"rules\":")?;
+                serde_json::to_writer(&mut self.w, rules)?;
+                self.w.write_all(b"}\n")?;
+            }
+            MatchFormat::Human => match explain_text {
+                Some("") => self.w.write_all(
+                    b"no error was compared with that rule (check its name, or give FILE:LINE)\n",
+                )?,
+                Some(text) => self.w.write_all(text.as_bytes())?,
+                None => {
+                    if !rules.is_empty() {
+                        self.w.write_all(b"\nrule hits (first matches):\n")?;
+                        for r in rules {
+                            writeln!(self.w, "{:>8}  {} ({}:{})", r.hits, r.name, r.file, r.line)?;
+                        }
+                    }
+                    writeln!(
+                        self.w,
+                        "\n{} errors and loss records: {} suppressed, {} not suppressed ({} approximate)",
+                        tally.errors,
+                        tally.suppressed,
+                        tally.errors - tally.suppressed,
+                        tally.approximate
+                    )?;
+                }
+            },
+        }
+        self.w.flush()
+    }
+}
+
+/// Why a log's replay ended early.
+#[derive(Debug)]
+enum Stop {
+    /// The log could not be read, or names a tool whose suppression file is refused:
+    /// the run fails with this error once the earlier logs are out.
+    Failed(anyhow::Error),
+    /// The run no longer needs this log (an earlier log failed, or stdout is gone).
+    Aborted,
+}
+
+/// What a log worker tells the writer.
+enum Event {
+    /// Rows, serialized (see [`ErrorRow::encode`]).
+    Rows(Vec<u8>),
+    /// A line for stderr (`-q` hides it).
+    Status(String),
+    /// The log is finished: its `--explain` text, or why it stopped.
+    Done(Result<String, Stop>),
+}
+
+impl Event {
+    /// Bytes the writer holds while the event waits for its log's turn.
+    fn weight(&self) -> usize {
+        match self {
+            Self::Rows(b) => b.len(),
+            Self::Status(s) => s.len(),
+            Self::Done(_) => 0,
+        }
+    }
+}
+
+struct Msg {
+    log: usize,
+    event: Event,
+}
+
+/// What the workers and the writer share to keep output in order within bounded memory.
+struct Gate {
+    /// The log whose output goes straight out: every earlier log is done.
+    turn: AtomicUsize,
+    /// Bytes the writer holds for logs after `turn`.
+    held: AtomicUsize,
+    /// Logs from this index on are no longer wanted.
+    stop_at: AtomicUsize,
+    lock: Mutex<()>,
+    moved: Condvar,
+}
+
+impl Gate {
+    const fn new() -> Self {
+        Self {
+            turn: AtomicUsize::new(0),
+            held: AtomicUsize::new(0),
+            stop_at: AtomicUsize::new(usize::MAX),
+            lock: Mutex::new(()),
+            moved: Condvar::new(),
+        }
+    }
+
+    fn wanted(&self, log: usize) -> bool {
+        log < self.stop_at.load(Ordering::Acquire)
+    }
+
+    /// Stop every log from `log` on, and wake those that wait.
+    fn stop_from(&self, log: usize) {
+        self.stop_at.fetch_min(log, Ordering::AcqRel);
+        self.wake();
+    }
+
+    /// Wake the waiting workers after `turn`, `held` or `stop_at` changed. Taking the lock
+    /// orders the change before any waiter's next check, so no wake-up is lost.
+    fn wake(&self) {
+        drop(self.lock.lock().unwrap_or_else(PoisonError::into_inner));
+        self.moved.notify_all();
+    }
+
+    /// Pause a log that is not first in line while the writer holds too much. The log
+    /// whose turn it is never waits, and workers take logs in order, so that log is always
+    /// being replayed: the wait ends.
+    fn wait_for_room(&self, log: usize, limit: usize) {
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while self.turn.load(Ordering::Acquire) != log
+            && self.held.load(Ordering::Acquire) > limit
+            && self.wanted(log)
+        {
+            guard = self
+                .moved
+                .wait(guard)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// Where one log's replay sends its output.
+struct LogSink<'a> {
+    log: usize,
+    rows: Vec<u8>,
+    limits: Limits,
+    tx: &'a SyncSender<Msg>,
+    gate: &'a Gate,
+}
+
+impl LogSink<'_> {
+    fn row(&mut self, row: &ErrorRow<'_>, format: MatchFormat) -> Result<(), Stop> {
+        row.encode(format, &mut self.rows)
+            .map_err(|e| Stop::Failed(e.into()))?;
+        if self.rows.len() >= self.limits.chunk {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn status(&self, line: String) -> Result<(), Stop> {
+        self.send(Event::Status(line))
+    }
+
+    fn flush(&mut self) -> Result<(), Stop> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let rows = std::mem::replace(&mut self.rows, Vec::with_capacity(self.limits.chunk + 1024));
+        self.send(Event::Rows(rows))
+    }
+
+    fn send(&self, event: Event) -> Result<(), Stop> {
+        self.tx
+            .send(Msg {
+                log: self.log,
+                event,
+            })
+            .map_err(|_| Stop::Aborted)?;
+        self.gate.wait_for_room(self.log, self.limits.held);
+        self.check()
+    }
+
+    /// Whether to go on: false once an earlier log failed or stdout is gone.
+    fn check(&self) -> Result<(), Stop> {
+        if self.gate.wanted(self.log) {
+            Ok(())
+        } else {
+            Err(Stop::Aborted)
+        }
+    }
+}
+
+/// How the writer's side of the run ended.
+#[derive(Default)]
+struct Collated {
+    /// `--explain` text of every log, in log order.
+    explain: String,
+    /// Why output stopped before the end, if it did.
+    halt: Option<Halt>,
+}
+
+enum Halt {
+    /// stdout was closed (`| head`): end quietly, as a whole-report write would have.
+    Closed,
+    /// A log failed (the first in log order), or stdout could not be written.
+    Failed(anyhow::Error),
+}
+
+fn halt_on_write(e: std::io::Error) -> Halt {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Halt::Closed
+    } else {
+        Halt::Failed(anyhow::Error::new(e).context("cannot write to stdout"))
+    }
+}
+
+/// Replay `logs` logs with `work` on up to `threads` threads and write their rows to
+/// `report` in log order; returns the summed counts and how the output ended.
+fn replay_all<W, F>(
+    logs: usize,
+    threads: usize,
+    limits: Limits,
+    rules: usize,
+    report: &mut Report<W>,
+    status: &mut dyn FnMut(&str),
+    work: F,
+) -> (Tally, Collated)
+where
+    W: Write,
+    F: Fn(usize, &mut LogSink<'_>, &mut Tally) -> Result<String, Stop> + Sync,
+{
+    let workers = threads.clamp(1, logs.max(1));
+    let gate = Gate::new();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(workers * 4);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let tx = tx.clone();
+                let (gate, next, work) = (&gate, &next, &work);
+                scope.spawn(move || worker(logs, next, gate, &tx, limits, rules, work))
+            })
+            .collect();
+        drop(tx);
+        let collated = collate(rx, &gate, report, status);
+        let mut tally = Tally::new(rules);
+        for h in handles {
+            match h.join() {
+                Ok(t) => tally.add(&t),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        (tally, collated)
+    })
+}
+
+/// Take logs in order (so the log whose turn it is is always being replayed) until none
+/// is left or none is wanted.
+fn worker<F>(
+    logs: usize,
+    next: &AtomicUsize,
+    gate: &Gate,
+    tx: &SyncSender<Msg>,
+    limits: Limits,
+    rules: usize,
+    work: &F,
+) -> Tally
+where
+    F: Fn(usize, &mut LogSink<'_>, &mut Tally) -> Result<String, Stop>,
+{
+    let mut tally = Tally::new(rules);
+    loop {
+        let log = next.fetch_add(1, Ordering::AcqRel);
+        if log >= logs || !gate.wanted(log) {
+            break;
+        }
+        let mut sink = LogSink {
+            log,
+            rows: Vec::with_capacity(limits.chunk + 1024),
+            limits,
+            tx,
+            gate,
+        };
+        let mut end = work(log, &mut sink, &mut tally);
+        // Rows before a failure go out too: the output stops where the log did.
+        if !matches!(end, Err(Stop::Aborted))
+            && let Err(stop) = sink.flush()
+            && end.is_ok()
+        {
+            end = Err(stop);
+        }
+        if matches!(end, Err(Stop::Failed(_))) {
+            // Later logs are not needed: the run ends with this log's error.
+            gate.stop_from(log + 1);
+        }
+        if tx
+            .send(Msg {
+                log,
+                event: Event::Done(end),
+            })
+            .is_err()
+        {
+            break;
+        }
+    }
+    tally
+}
+
+/// The writer: the earliest unfinished log's events are applied at once; later logs'
+/// events wait in `later` until every earlier log is done.
+fn collate<W: Write>(
+    rx: Receiver<Msg>,
+    gate: &Gate,
+    report: &mut Report<W>,
+    status: &mut dyn FnMut(&str),
+) -> Collated {
+    let mut c = Collator {
+        turn: 0,
+        later: BTreeMap::new(),
+        done: Collated::default(),
+        gate,
+        report,
+        status,
+    };
+    // Every message is received, even after a halt, so that no worker blocks on a full
+    // channel: the loop ends when the last worker is gone.
+    for Msg { log, event } in rx {
+        if c.done.halt.is_some() {
+            continue;
+        }
+        if log == c.turn {
+            if c.apply(event) {
+                c.advance();
+            }
+        } else {
+            gate.held.fetch_add(event.weight(), Ordering::AcqRel);
+            c.later.entry(log).or_default().push_back(event);
+        }
+    }
+    c.done
+}
+
+struct Collator<'a, W: Write> {
+    turn: usize,
+    later: BTreeMap<usize, VecDeque<Event>>,
+    done: Collated,
+    gate: &'a Gate,
+    report: &'a mut Report<W>,
+    status: &'a mut dyn FnMut(&str),
+}
+
+impl<W: Write> Collator<'_, W> {
+    /// Apply one event of the log whose turn it is; true when that log is finished.
+    fn apply(&mut self, event: Event) -> bool {
+        match event {
+            Event::Rows(bytes) => {
+                if let Err(e) = self.report.rows(&bytes) {
+                    self.halt(halt_on_write(e));
+                }
+                false
+            }
+            Event::Status(line) => {
+                (self.status)(&line);
+                false
+            }
+            Event::Done(Ok(text)) => {
+                self.done.explain.push_str(&text);
+                true
+            }
+            Event::Done(Err(Stop::Failed(err))) => {
+                self.halt(Halt::Failed(err));
+                false
+            }
+            Event::Done(Err(Stop::Aborted)) => {
+                // Only logs after a halt are aborted, and nothing is applied after a halt.
+                self.halt(Halt::Failed(anyhow!(
+                    "log {} stopped before its end",
+                    self.turn + 1
+                )));
+                false
+            }
+        }
+    }
+
+    /// The log whose turn it was is done: write out the logs after it that are done too,
+    /// then the held output of the first one still running, which now streams.
+    fn advance(&mut self) {
+        loop {
+            self.turn += 1;
+            let Some(events) = self.later.remove(&self.turn) else {
+                break;
+            };
+            let mut finished = false;
+            for event in events {
+                self.gate.held.fetch_sub(event.weight(), Ordering::AcqRel);
+                if self.done.halt.is_none() {
+                    finished = self.apply(event);
+                }
+            }
+            if !finished || self.done.halt.is_some() {
+                break;
+            }
+        }
+        self.gate.turn.store(self.turn, Ordering::Release);
+        self.gate.wake();
+    }
+
+    fn halt(&mut self, halt: Halt) {
+        self.done.halt = Some(halt);
+        self.later.clear();
+        self.gate.stop_from(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that fails with `kind` once `room` bytes are written.
+    struct Failing {
+        written: Vec<u8>,
+        room: usize,
+        kind: std::io::ErrorKind,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.written.len() + buf.len() > self.room {
+                return Err(self.kind.into());
+            }
+            self.written.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Log `i` writes `rows(i)` human rows, pausing now and then so logs finish out of order.
+    fn fake(
+        rows: impl Fn(usize) -> usize + Sync,
+        fail: Option<(usize, usize)>,
+    ) -> impl Fn(usize, &mut LogSink<'_>, &mut Tally) -> Result<String, Stop> + Sync {
+        move |log, sink, tally| {
+            sink.status(format!("start {log}"))?;
+            for n in 0..rows(log) {
+                if fail == Some((log, n)) {
+                    return Err(Stop::Failed(anyhow!("log {log} broke at {n}")));
+                }
+                if (n + log) % 97 == 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                sink.rows
+                    .extend_from_slice(format!("{log}:{n}\n").as_bytes());
+                if sink.rows.len() >= sink.limits.chunk {
+                    sink.flush()?;
+                }
+                tally.errors += 1;
+            }
+            sink.check()?;
+            Ok(format!("explain {log}\n"))
+        }
+    }
+
+    fn expected(logs: std::ops::Range<usize>, rows: impl Fn(usize) -> usize) -> String {
+        logs.flat_map(|l| (0..rows(l)).map(move |n| format!("{l}:{n}\n")))
+            .collect()
+    }
+
+    const TINY: Limits = Limits {
+        chunk: 16,
+        held: 64,
+    };
+
+    fn rows_of(log: usize) -> usize {
+        [3, 400, 0, 50, 1200, 7, 300][log % 7]
+    }
+
+    #[test]
+    fn rows_come_out_in_log_order_under_a_tiny_budget() {
+        for threads in [1, 2, 3, 8] {
+            let mut report = Report::new(Vec::new(), MatchFormat::Human);
+            let mut lines = Vec::new();
+            let (tally, c) = replay_all(
+                20,
+                threads,
+                TINY,
+                0,
+                &mut report,
+                &mut |s: &str| lines.push(s.to_owned()),
+                fake(rows_of, None),
             );
+            assert!(c.halt.is_none());
+            assert_eq!(
+                String::from_utf8_lossy(&report.w),
+                expected(0..20, rows_of),
+                "{threads} threads"
+            );
+            let starts: Vec<String> = (0..20).map(|l| format!("start {l}")).collect();
+            assert_eq!(lines, starts);
+            let explain: String = (0..20).map(|l| format!("explain {l}\n")).collect();
+            assert_eq!(c.explain, explain);
+            assert_eq!(tally.errors, (0..20).map(rows_of).sum::<usize>() as u64);
         }
-        return s;
     }
-    for e in &report.errors {
-        let pid = e.pid.map(|p| format!(" [{p}]")).unwrap_or_default();
-        let leak = e.leak_kind.map(|k| format!(" ({k})")).unwrap_or_default();
-        let approx = if e.approximate { " (approximate)" } else { "" };
-        match &e.suppressed_by {
-            Some(r) => {
-                let _ = writeln!(
-                    s,
-                    "{}:{}{pid} {}{leak}: suppressed by `{}` ({}:{}){approx}",
-                    e.log, e.line, e.kind, r.name, r.file, r.line
-                );
+
+    #[test]
+    fn a_failing_log_ends_the_output_after_its_rows() {
+        for threads in [1, 4] {
+            let mut report = Report::new(Vec::new(), MatchFormat::Human);
+            let (_, c) = replay_all(
+                12,
+                threads,
+                TINY,
+                0,
+                &mut report,
+                &mut |_: &str| {},
+                fake(rows_of, Some((4, 500))),
+            );
+            let Some(Halt::Failed(err)) = c.halt else {
+                panic!("no failure");
+            };
+            assert_eq!(err.to_string(), "log 4 broke at 500");
+            let mut want = expected(0..4, rows_of);
+            want.extend((0..500).map(|n| format!("4:{n}\n")));
+            assert_eq!(String::from_utf8_lossy(&report.w), want);
+        }
+    }
+
+    #[test]
+    fn a_closed_stdout_stops_every_worker_quietly() {
+        for (kind, closed) in [
+            (std::io::ErrorKind::BrokenPipe, true),
+            (std::io::ErrorKind::StorageFull, false),
+        ] {
+            let mut report = Report::new(
+                Failing {
+                    written: Vec::new(),
+                    room: 1000,
+                    kind,
+                },
+                MatchFormat::Human,
+            );
+            let (_, c) = replay_all(
+                50,
+                4,
+                TINY,
+                0,
+                &mut report,
+                &mut |_: &str| {},
+                fake(|_| 100_000, None),
+            );
+            match c.halt {
+                Some(Halt::Closed) => assert!(closed),
+                Some(Halt::Failed(e)) => {
+                    assert!(!closed);
+                    assert!(
+                        format!("{e:#}").starts_with("cannot write to stdout"),
+                        "{e:#}"
+                    );
+                }
+                None => panic!("not halted"),
             }
-            None => {
-                let _ = writeln!(
-                    s,
-                    "{}:{}{pid} {}{leak}: not suppressed{approx}",
-                    e.log, e.line, e.kind
-                );
-            }
         }
     }
-    if !report.rules.is_empty() {
-        s.push_str("\nrule hits (first matches):\n");
-        for r in &report.rules {
-            let _ = writeln!(s, "{:>8}  {} ({}:{})", r.hits, r.name, r.file, r.line);
+
+    #[test]
+    fn json_rows_from_several_chunks_form_one_array() {
+        let mut report = Report::new(Vec::new(), MatchFormat::Json);
+        for chunk in [&b""[..], b",1,2", b",3"] {
+            report.rows(chunk).expect("write");
         }
+        report.finish(&[], &Tally::default(), None).expect("write");
+        assert_eq!(report.w, b"{\"errors\":[1,2,3],\"rules\":[]}\n");
+        let mut empty = Report::new(Vec::new(), MatchFormat::Json);
+        empty.finish(&[], &Tally::default(), None).expect("write");
+        assert_eq!(empty.w, b"{\"errors\":[],\"rules\":[]}\n");
     }
-    let suppressed = report
-        .errors
-        .iter()
-        .filter(|e| e.suppressed_by.is_some())
-        .count();
-    let approx = report.errors.iter().filter(|e| e.approximate).count();
-    let _ = writeln!(
-        s,
-        "\n{} errors and loss records: {suppressed} suppressed, {} not suppressed ({approx} approximate)",
-        report.errors.len(),
-        report.errors.len() - suppressed
-    );
-    s
 }
