@@ -31,17 +31,22 @@ pub fn run(args: &FmtArgs, out: &Output) -> Result<Exit> {
             }
         }
     }
-    let total = paths.len();
-    let verb = if write { "formatted" } else { "would reformat" };
-    out.status(&format!(
-        "{verb} {changed} of {total} file{}",
-        if total == 1 { "" } else { "s" }
-    ));
+    out.status(&summary(write, changed, paths.len()));
     Ok(if args.check && changed > 0 {
         Exit::Findings
     } else {
         Exit::Clean
     })
+}
+
+/// The last status line: what changed, or that nothing had to.
+fn summary(write: bool, changed: usize, total: usize) -> String {
+    let files = |n: usize| format!("{n} file{}", if n == 1 { "" } else { "s" });
+    if changed == 0 {
+        return format!("{} already formatted", files(total));
+    }
+    let verb = if write { "formatted" } else { "would reformat" };
+    format!("{verb} {changed} of {}", files(total))
 }
 
 /// A unified diff (3 lines of context) of a file's formatting; bytes that are not UTF-8 are
@@ -64,4 +69,17 @@ fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn summary_lines() {
+        assert_eq!(summary(false, 0, 1), "1 file already formatted");
+        assert_eq!(summary(true, 0, 3), "3 files already formatted");
+        assert_eq!(summary(false, 1, 1), "would reformat 1 of 1 file");
+        assert_eq!(summary(true, 2, 5), "formatted 2 of 5 files");
+    }
 }
