@@ -156,20 +156,29 @@ impl ParallelTextReader {
         let first = read_chunk(&shared, 0, &State::named(name), &mut scratch).map_err(io)?;
         *lock(&shared.seed) = Arc::new(first.state.seed());
         let (tx, rx) = channel();
-        let workers = if chunks > 1 {
-            (0..threads)
-                .map(|id| {
-                    let shared = Arc::clone(&shared);
-                    let tx: Sender<_> = tx.clone();
-                    std::thread::Builder::new()
-                        .name(format!("vgsupp-read-{id}"))
-                        .spawn(move || work(&shared, id, &tx))
-                })
-                .collect::<Result<_, _>>()
-                .map_err(io)?
-        } else {
-            Vec::new()
-        };
+        let mut workers = Vec::new();
+        for id in 0..threads {
+            if chunks <= 1 {
+                break;
+            }
+            let worker = Arc::clone(&shared);
+            let tx: Sender<_> = tx.clone();
+            match std::thread::Builder::new()
+                .name(format!("vgsupp-read-{id}"))
+                .spawn(move || work(&worker, id, &tx))
+            {
+                Ok(handle) => workers.push(handle),
+                Err(e) => {
+                    // Stop the threads already started before giving up.
+                    shared.cancel.store(true, Ordering::Relaxed);
+                    shared.wake.notify_all();
+                    for w in workers {
+                        let _ = w.join();
+                    }
+                    return Err(io(e));
+                }
+            }
+        }
         let mut early = BTreeMap::new();
         early.insert(0, (None, Ok(first)));
         Ok(Self {
