@@ -1274,55 +1274,113 @@ impl State {
     }
 
     /// This state's [`ResumeKey`], relative to the last line read.
+    ///
+    /// Every struct is destructured without `..`: a field added to the reader's state does
+    /// not compile until it is either part of the key or named here as not deciding anything.
     pub(crate) fn resume_key(&self) -> ResumeKey {
-        let base = i64::try_from(self.line_no).unwrap_or(i64::MAX);
-        let rel = |line: u64| i64::try_from(line).unwrap_or(i64::MAX) - base;
-        let serial_base = i64::try_from(self.serial).unwrap_or(i64::MAX);
-        let stamp_base = i64::try_from(self.stamp).unwrap_or(i64::MAX);
-        let rel_serial = |s: u64| i64::try_from(s).unwrap_or(i64::MAX) - serial_base;
-        let proc_key = |p: &Proc| ProcKey {
-            pid: p.pid,
-            tool: p.tool,
-            minor: p.minor,
-            pre: p.pre.clone(),
-            pre_seen: p.pre_seen,
-            pre_state: p.pre_state,
-            supp_files: p.supp_files.clone(),
-            phase: p.phase,
-            cur: p.cur.as_ref().map(|c| PendingKey {
+        let Self {
+            name: _,
+            line_no,
+            out: _,
+            procs,
+            last: _,
+            lead,
+            block,
+            vfatal,
+            garbage_run,
+            stamp,
+            serial,
+            spare_stack: _,
+            spare_frames: _,
+            last_prefix: _,
+            last_prefix_kind: _,
+            last_prefix_pid: _,
+        } = self;
+        let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let rel = |line: u64| signed(line) - signed(*line_no);
+        let rel_serial = |s: u64| signed(s) - signed(*serial);
+        let pending_key = |c: &Pending| {
+            let Pending {
+                rec,
+                repeat,
+                serial,
+                stamp: pending_stamp,
+                lines,
+                neutral,
+            } = c;
+            PendingKey {
                 rec: ErrorRecord {
                     line: 0,
-                    ..c.rec.clone()
+                    ..rec.clone()
                 },
-                line: rel(c.rec.line),
-                repeat: c.repeat,
-                serial: rel_serial(c.serial),
-                stamp: (c.stamp != 0)
-                    .then(|| i64::try_from(c.stamp).unwrap_or(i64::MAX) - stamp_base),
-                lines: c.lines,
-                neutral: c.neutral,
-            }),
-            repeat_next: p.repeat_next,
-            last_tid: p.last_tid,
-            cand: p.has_cand.then(|| (p.cand.clone(), rel(p.cand_line))),
-            fatal: p.fatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
-            blocks_seen: p.blocks_seen,
+                line: rel(rec.line),
+                repeat: *repeat,
+                serial: rel_serial(*serial),
+                stamp: (*pending_stamp != 0).then(|| signed(*pending_stamp) - signed(*stamp)),
+                lines: *lines,
+                neutral: *neutral,
+            }
         };
-        let procs = self.procs.iter().map(proc_key).collect();
+        let proc_key = |p: &Proc| {
+            let Proc {
+                pid,
+                tool,
+                minor,
+                pre,
+                pre_seen,
+                pre_state,
+                supp_files,
+                phase,
+                cur,
+                repeat_next,
+                last_tid,
+                cand,
+                cand_line,
+                has_cand,
+                fatal,
+                blocks_seen,
+                depth_hint: _,
+            } = p;
+            ProcKey {
+                pid: *pid,
+                tool: *tool,
+                minor: *minor,
+                pre: pre.clone(),
+                pre_seen: *pre_seen,
+                pre_state: *pre_state,
+                supp_files: supp_files.clone(),
+                phase: *phase,
+                cur: cur.as_ref().map(pending_key),
+                repeat_next: *repeat_next,
+                last_tid: *last_tid,
+                cand: has_cand.then(|| (cand.clone(), rel(*cand_line))),
+                fatal: fatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
+                blocks_seen: *blocks_seen,
+            }
+        };
+        let block_key = |b: &Block| {
+            let Block {
+                start_line,
+                target,
+                stage,
+                lines,
+                sup,
+            } = b;
+            BlockKey {
+                start_line: rel(*start_line),
+                target: target
+                    .and_then(|(i, serial)| Some((procs.get(i)?.pid, rel_serial(serial)))),
+                stage: *stage,
+                lines: *lines,
+                sup: sup.clone(),
+            }
+        };
         ResumeKey {
-            procs,
-            lead: self.lead.clone(),
-            block: self.block.as_ref().map(|b| BlockKey {
-                start_line: rel(b.start_line),
-                target: b
-                    .target
-                    .and_then(|(i, serial)| Some((self.procs.get(i)?.pid, rel_serial(serial)))),
-                stage: b.stage,
-                lines: b.lines,
-                sup: b.sup.clone(),
-            }),
-            vfatal: self.vfatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
-            garbage_run: self.garbage_run,
+            procs: procs.iter().map(proc_key).collect(),
+            lead: lead.clone(),
+            block: block.as_ref().map(block_key),
+            vfatal: vfatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
+            garbage_run: *garbage_run,
         }
     }
 

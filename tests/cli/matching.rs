@@ -21,8 +21,19 @@ fn rules_from_gen_blocks(log: &str) -> String {
 }
 
 fn run_json(supp: &Path, logs: &[&Path]) -> serde_json::Value {
-    let out = vgsupp()
-        .args(["match", "--format", "json", "-s"])
+    let out = run_match(vgsupp(), "json", supp, logs);
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// Runs `vgsupp match --format FORMAT -s SUPP LOGS…` and checks that it succeeds.
+fn run_match(
+    mut cmd: assert_cmd::Command,
+    format: &str,
+    supp: impl AsRef<std::ffi::OsStr>,
+    logs: &[impl AsRef<std::ffi::OsStr>],
+) -> std::process::Output {
+    let out = cmd
+        .args(["match", "--format", format, "-s"])
         .arg(supp)
         .args(logs)
         .output()
@@ -32,7 +43,7 @@ fn run_json(supp: &Path, logs: &[&Path]) -> serde_json::Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    out
 }
 
 /// Every error of a log is hidden by the rule Valgrind generated for it.
@@ -210,20 +221,14 @@ const MIXED_LOGS: [&str; 7] = [
 /// `vgsupp match -s cuda-torch.supp LOGS…` from the repository root, on 4 threads so that
 /// logs finish out of order even on a small machine.
 fn run_mixed(format: &str, logs: &[&str]) -> std::process::Output {
-    let out = vgsupp()
-        .current_dir(repo(""))
-        .env("RAYON_NUM_THREADS", "4")
-        .args(["match", "--format", format, "-s"])
-        .arg("examples/torch-extension/cuda-torch.supp")
-        .args(logs)
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let mut cmd = vgsupp();
+    cmd.current_dir(repo("")).env("RAYON_NUM_THREADS", "4");
+    run_match(
+        cmd,
+        format,
+        "examples/torch-extension/cuda-torch.supp",
+        logs,
+    )
 }
 
 /// Rows of several logs come out in log order: the rows of each log alone, one log after
