@@ -28,7 +28,7 @@
 #       text and XML baselines into DIR/P/ (normalised, plus errors.tsv), then run Valgrind
 #       on a deterministic sample of the CHECKED-IN rule files: every rule that is FATAL in
 #       tests/data/match/P/verdicts.tsv plus every rule whose number N has (N-1) % K == 0
-#       (default K=20: 177 of 3,080 rules; `all` = every rule). The sampled rule files
+#       (default K=80: 194 of 13,590 rules; `all` = every rule). The sampled rule files
 #       are copied to DIR/P/rules/ and their live verdicts written to DIR/P/verdicts.tsv,
 #       in the layout of tests/data/match. tests/data/match is neither written nor compared
 #       (the caller compares); the script's own consistency checks still apply.
@@ -86,7 +86,7 @@ while [[ $# -gt 0 ]]; do
 done
 if [[ -n "$live" ]]; then
     [[ $check -eq 0 && $noruns -eq 0 ]] || die "--live cannot be combined with --check or --no-runs"
-    sample=${sample:-20}
+    sample=${sample:-80}
     [[ "$sample" == all || "$sample" =~ ^[1-9][0-9]*$ ]] || die "--sample: K (>= 1) or all, not '$sample'"
     [[ "$sample" == all ]] && sample=1
     mkdir -p "$live"

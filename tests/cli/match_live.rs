@@ -12,7 +12,7 @@
 //!   with a note, and (a) still decides.
 //!
 //! Runs whenever Valgrind is available. `VGSUPP_MATCH_LIVE`: unset = the default sample,
-//! `K` = every K-th rule, `all` = every rule (about 12 min on 2 cores), `0` = skip (ignored
+//! `K` = every K-th rule, `all` = every rule (about 50 min on 2 cores), `0` = skip (ignored
 //! under `VGSUPP_REQUIRE_VALGRIND=1`, where this test must run).
 
 use std::collections::BTreeMap;

@@ -10,9 +10,12 @@ Subcommands (all paths explicit, all output deterministic):
                             hold the same errors in the same order, write
                             DATADIR/errors.tsv
   mutate DATADIR PROG       write DATADIR/rules/NNNN.supp (rule name rNNNN) from
-                            the gen-suppression blocks of the baseline
+                            the gen-suppression blocks of the baseline (at least
+                            RULES_PER_ERROR per error; uses DATADIR/input*.xml when
+                            present to leave out rules whose matching is undefined)
   verdicts DATADIR RUNDIR   read RUNDIR/NNNN.{xml,err,rc} (one Valgrind run per
-                            rule file) and write DATADIR/verdicts.tsv
+                            rule file) and write DATADIR/verdicts.tsv; a run that is
+                            inconsistent with the baseline is run again (up to twice)
   inputs DATADIR            write DATADIR/inputs.tsv (the matcher's input frames) from
                             DATADIR/input.xml and DATADIR/input-noinline.xml
   model DATADIR             compare verdicts.tsv with a model of the 3.19 matcher
@@ -23,6 +26,7 @@ See tests/data/match/README.md for the file formats.
 
 import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -451,12 +455,53 @@ def wrong_kinds(kind):
     }.get(kind, ["Addr4"])
 
 
-def rotate(lst, start, k):
-    """k items of lst starting at position start (mod len), wrapping around."""
-    if not lst:
-        return []
-    k = min(k, len(lst))
-    return [lst[(start + j) % len(lst)] for j in range(k)]
+# Multi-tool kind lines (prefix before the kind).
+MULTI_TOOLS = [
+    ("tools-mc-hg", "Memcheck,Helgrind:"),
+    ("tools-hg-mc", "Helgrind,Memcheck:"),
+    ("tools-mc-drd", "Memcheck,drd:"),
+    ("tools-leading-comma", ",Memcheck:"),
+    ("tools-hg-only", "Helgrind:"),
+    ("tools-space-after-comma", "Helgrind, Memcheck:"),
+    ("tools-mcx-first", "MemcheckX,Memcheck:"),
+    ("tools-mcx-second", "Memcheck,MemcheckX:"),
+    ("tools-drd-upper", "DRD,Memcheck:"),
+    ("tools-three", "drd,Helgrind,Memcheck:"),
+    ("tools-empty", ":"),
+]
+# The ones that name Memcheck as a tool (used in combinations).
+MULTI_TOOLS_MATCHING = [t for t in MULTI_TOOLS if t[0] in (
+    "tools-mc-hg", "tools-hg-mc", "tools-leading-comma", "tools-three", "tools-mcx-first")]
+
+# Rules derived from each baseline error (at least; combinations fill up to this).
+RULES_PER_ERROR = 200
+
+
+def below_main_tails(exe_obj):
+    """(slug, frames appended after fun:main)."""
+    return [
+        ("below-main", ["fun:(below main)"]),
+        ("below-main-raw", ["fun:__libc_start_call_main"]),
+        ("below-main-libc-glob", ["obj:*libc.so*"]),
+        ("below-main-libc-full", ["obj:" + LIBC]),
+        ("below-main-libc-symlink", ["obj:/lib/x86_64-linux-gnu/libc.so.6"]),
+        ("below-main-chain", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                              "fun:(below main)"]),
+        ("below-main-unversioned", ["fun:(below main)", "fun:__libc_start_main"]),
+        ("below-main-version-glob", ["fun:(below main)", "fun:__libc_start_main*"]),
+        ("below-main-start", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                              "fun:_start"]),
+        ("below-main-src", ["src:libc_start_call_main.h"]),
+        ("below-main-src-line", ["src:libc_start_call_main.h:58"]),
+        ("below-main-exe", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                            "obj:" + (exe_obj or "???")]),
+        ("below-main-junk", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
+                             "fun:(below main)", "obj:???", "obj:???"]),
+        ("below-main-junk-plus-one", ["fun:(below main)",
+                                      "fun:__libc_start_main@@GLIBC_2.34",
+                                      "fun:(below main)", "obj:???", "obj:???",
+                                      "obj:*"]),
+    ]
 
 
 class Gen:
@@ -466,6 +511,19 @@ class Gen:
         self.rules = []
         self.seen = {}
         self.fatal_done = set()
+        self.count = {}  # target error -> rules derived from it
+        self.no_lookup = {}  # error index -> frame positions with src_lookup "(none)"
+        self.inputs = None  # build_inputs(), when inputs.tsv's sources are there
+        self.rejected = 0
+
+    def undefined(self, r):
+        """True when the model says that matching rule r against some baseline error
+        would reach a src: line at a position past the error's IP array: undefined in
+        3.19 (it reads past the array), so such rules are not generated."""
+        st, supp = model_load(self.render(0, r, self.errors[r.target - 1]))
+        if st != "ok":
+            return False
+        return any(model_stack(supp["frames"], inp)[1] for inp in self.inputs)
 
     def add(self, target, slug, kindline, extra, frames, style="plain"):
         r = Rule(target, slug, kindline, list(extra), list(frames), style)
@@ -473,7 +531,11 @@ class Gen:
         if b in self.seen:
             return
         self.seen[b] = r
+        if self.inputs is not None and self.undefined(r):
+            self.rejected += 1
+            return
         self.rules.append(r)
+        self.count[target] = self.count.get(target, 0) + 1
 
     def once(self, tag):
         """True the first time a program-wide tag is asked for (used to keep only a
@@ -496,11 +558,11 @@ class Gen:
 
         # -- exact, prefixes, not-from-top --------------------------------------------
         add("exact", F)
-        for k in (range(1, n) if n <= 8 else sorted({1, 2, 3, 4, n // 2, n - 2, n - 1})):
+        for k in range(1, n):
             add("prefix-%d" % k, F[:k])
         if n > 1:
             add("skip-top", F[1:])
-            if n > 2 and idx % 2:
+            if n > 2:
                 add("skip-top-2", F[2:])
 
         # -- frame wildcard ... ---------------------------------------------------------
@@ -508,138 +570,56 @@ class Gen:
         add("dots-start", ["..."] + F)
         add("dots-end", F + ["..."])
         if n > 1:
-            if idx % 2:
-                add("dots-middle", F[:m] + ["..."] + F[m:])
-            else:
-                add("dots-double-middle", F[:m] + ["...", "..."] + F[m:])
-        if idx % 2:
-            add("dots-double-start", ["...", "..."] + F)
-        else:
-            add("dots-everywhere", [x for f in F for x in ("...", f)] + ["..."])
+            add("dots-middle", F[:m] + ["..."] + F[m:])
+            add("dots-double-middle", F[:m] + ["...", "..."] + F[m:])
+        add("dots-double-start", ["...", "..."] + F)
+        add("dots-everywhere", [x for f in F for x in ("...", f)] + ["..."])
         add("dots-last-only", ["...", F[-1]])
-        reps = sorted({0, m, n - 1})
-        for i in reps:
+        add("dots-wrong-fun", ["...", "fun:no_such_function_xyz"])
+        add("dots-then-wrong", F[:1] + ["...", "fun:no_such_function_xyz"])
+        # positional: every frame position
+        for i in range(n):
             add("dots-replace-%d" % i, F[:i] + ["..."] + F[i + 1 :])
-        if n > 2:
-            add("dots-then-from-%d" % m, ["..."] + F[m:])
-        add("dots-wrong-fun" if idx % 2 else "dots-then-wrong",
-            ["...", "fun:no_such_function_xyz"] if idx % 2 else F[:1] + ["...", "fun:no_such_function_xyz"])
+            add("dots-before-%d" % i, F[:i] + ["..."] + F[i:])
+            if i > 0:
+                add("dots-then-from-%d" % i, ["..."] + F[i:])
+            # the suppression must stop matching at frame i
+            add("wrong%d-name" % i, F[:i] + ["fun:no_such_function_xyz"] + F[i + 1 :])
+            if i > 0:
+                add("wrong%d-name-dots" % i, F[:i] + ["...", "fun:no_such_function_xyz"])
 
-        # -- fun: wildcards and name forms ----------------------------------------------
-        # The first picked frame gets the full set, the others a rotating subset.
-        for rank, i in enumerate(interesting_fun_frames(frames)):
-            name = F[i][4:]
-            disp = frames[i].get("display")
-            vs = fun_variants(name, disp)
-            must = [v for v in vs if v[0].startswith(("no-clone", "demangled", "clone"))]
-            rest = [v for v in vs if v not in must]
-            vs = must + rotate(rest, 3 * idx + rank, 4 if rank == 0 else 1)
-            for slug, pat in vs:
-                add("fun%d-%s" % (i, slug), F[:i] + ["fun:" + pat] + F[i + 1 :])
-        # ??? frames (stripped library / jump target): fun:??? etc.
-        for i, fr in enumerate(frames):
-            if F[i].startswith("obj:"):
-                add("objframe%d-fun-qqq" % i, F[:i] + ["fun:???"] + F[i + 1 :])
-                add("objframe%d-fun-star" % i, F[:i] + ["fun:*"] + F[i + 1 :])
-                add("objframe%d-fun-q3" % i, F[:i] + ["fun:?*"] + F[i + 1 :])
-                if "libblob" in (fr["obj"] or ""):
-                    add("objframe%d-fun-hidden-name" % i,
-                        F[:i] + ["fun:blob_scribble" if i == 0 else "fun:blob_stage"] + F[i + 1 :])
-                break
+        # -- fun: wildcards and name forms, every fun: frame ------------------------------
+        subs = self.position_subs(frames, F, self.no_lookup.get(idx, set()))
+        for i in range(n):
+            for slug, line in subs[i]:
+                add(slug, F[:i] + [line] + F[i + 1 :])
 
-        # -- obj: forms -------------------------------------------------------------------
-        # The first frame of each object: full set for the first object, a subset for
-        # the others (symlink aliases always).
-        objs_done = []
-        for i, fr in enumerate(frames):
-            obj = fr["obj"]
-            key = obj or "???"
-            if key in objs_done:
-                continue
-            objs_done.append(key)
-            if obj is None:
-                add("obj%d-qqq" % i, F[:i] + ["obj:???"] + F[i + 1 :])
-                add("obj%d-star" % i, F[:i] + ["obj:*"] + F[i + 1 :])
-                continue
-            vs = obj_variants(obj)
-            must = [v for v in vs if v[0].startswith(("obj-full", "obj-symlink", "obj-soname"))
-                    or (v[0] == "obj-qqq" and "libblob" in obj)]
-            rest = [v for v in vs if v not in must]
-            vs = must + rotate(rest, 2 * idx + len(objs_done), 2 if len(objs_done) == 1 else 1)
-            for slug, pat in vs:
-                add("obj%d-%s" % (i, slug[4:]), F[:i] + ["obj:" + pat] + F[i + 1 :])
-        add("all-obj-star" if idx % 2 else "all-obj-full",
-            ["obj:*"] * n if idx % 2 else ["obj:" + (fr["obj"] or "???") for fr in frames])
-
-        # -- src: forms -------------------------------------------------------------------
-        # Full set on the top frame; on the first frame with line info, on the frame
-        # after an inline expansion (the src: index quirk) and on the last frame only
-        # the exact, wrong-line and file-only forms.
-        src_picks = [0]
-        for i, fr in enumerate(frames):
-            if fr["file"] is not None and i not in src_picks:
-                src_picks.append(i)
-                break
-        for i, fr in enumerate(frames):
-            if i > 0 and inlined_into_next(frames, i - 1) and i not in src_picks:
-                src_picks.append(i)
-                if i + 1 < n and (i + 1) not in src_picks:
-                    src_picks.append(i + 1)
-                break
-        if n > 1 and frames[-1]["file"] is not None and (n - 1) not in src_picks:
-            src_picks.append(n - 1)
-        for rank, i in enumerate(src_picks):
-            vs = src_variants(frames[i])
-            if rank == 0 and frames[i]["file"] is not None:
-                vs = vs[:2] + rotate(vs[2:], 3 * idx, 3)
-            elif frames[i]["file"] is None:
-                vs = [v for v in vs if v[0] == "src-star-noinfo"]
-            else:
-                vs = [v for v in vs if v[0] == "src-file-line"] + rotate(
-                    [v for v in vs if v[0] in ("src-file", "src-wrong-line")], idx + rank, 1)
-            for slug, pat in vs:
-                add("src%d-%s" % (i, slug[4:]), F[:i] + ["src:" + pat] + F[i + 1 :])
+        # all-obj / all-src
+        add("all-obj-star", ["obj:*"] * n)
+        add("all-obj-full", ["obj:" + (fr["obj"] or "???") for fr in frames])
         if any(fr["file"] for fr in frames):
             add("all-src-line", ["src:%s:%s" % (fr["file"], fr["line"]) if fr["file"] else "src:*"
                                  for fr in frames])
-            if idx % 2:
-                add("all-src-file", ["src:%s" % fr["file"] if fr["file"] else "obj:*" for fr in frames])
-            else:
-                add("all-src-star", ["src:*"] * n)
+            add("all-src-file", ["src:%s" % fr["file"] if fr["file"] else "obj:*" for fr in frames])
+            add("all-src-star", ["src:*"] * n)
 
         # -- kind line ----------------------------------------------------------------------
-        wks = wrong_kinds(kind)
-        for wk in wks[:1] + rotate(wks[1:], 2 * idx, 2):
+        for wk in wrong_kinds(kind):
             if wk == "Param-as-User":
                 add("kind-Param", F, "%s:Param" % tool, ["write(buf)"])
                 continue
             add("kind-%s" % wk, F, "%s:%s" % (tool, wk), [])
         if kind != "Leak":
             add("kind-Leak", F, "%s:Leak" % tool, [])
-        if idx % 2:
-            add("tool-lowercase", F, "memcheck:" + kind)
-        else:
-            add("tool-space-before-colon", F, "Memcheck :" + kind)
+        add("tool-lowercase", F, "memcheck:" + kind)
+        add("tool-space-before-colon", F, "Memcheck :" + kind)
         if self.once("kind-space-after-colon"):
             add("kind-space-after-colon", F, "Memcheck: " + kind)
         if self.once("kind-lowercase") and kind.lower() != kind:
             add("kind-lowercase", F, "Memcheck:" + kind.lower())
 
-        # -- multi-tool lines (rotate through the list so each error gets a few) -------------
-        multi = [
-            ("tools-mc-hg", "Memcheck,Helgrind:"),
-            ("tools-hg-mc", "Helgrind,Memcheck:"),
-            ("tools-mc-drd", "Memcheck,drd:"),
-            ("tools-leading-comma", ",Memcheck:"),
-            ("tools-hg-only", "Helgrind:"),
-            ("tools-space-after-comma", "Helgrind, Memcheck:"),
-            ("tools-mcx-first", "MemcheckX,Memcheck:"),
-            ("tools-mcx-second", "Memcheck,MemcheckX:"),
-            ("tools-drd-upper", "DRD,Memcheck:"),
-            ("tools-three", "drd,Helgrind,Memcheck:"),
-            ("tools-empty", ":"),
-        ]
-        for slug, prefix in rotate(multi, 2 * idx, 2):
+        # -- multi-tool lines ----------------------------------------------------------------
+        for slug, prefix in MULTI_TOOLS:
             add(slug, F, prefix + kind)
 
         # -- stack depth: below main and beyond the recorded stack ---------------------------
@@ -656,55 +636,37 @@ class Gen:
         bounds = {max(0, min(below_n, 12 - ips_hi)), max(0, min(below_n, 12 - ips_lo))}
         for k in sorted({b + d for b in bounds for d in (0, 1)} - {0}):
             add("beyond-obj-star-%d" % k, F + ["obj:*"] * k)
+        tails = []
         if F[-1] == "fun:main":
-            below = [
-                ("below-main", ["fun:(below main)"]),
-                ("below-main-raw", ["fun:__libc_start_call_main"]),
-                ("below-main-libc-glob", ["obj:*libc.so*"]),
-                ("below-main-libc-full", ["obj:" + LIBC]),
-                ("below-main-libc-symlink", ["obj:/lib/x86_64-linux-gnu/libc.so.6"]),
-                ("below-main-chain", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
-                                      "fun:(below main)"]),
-                ("below-main-unversioned", ["fun:(below main)", "fun:__libc_start_main"]),
-                ("below-main-version-glob", ["fun:(below main)", "fun:__libc_start_main*"]),
-                ("below-main-start", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
-                                      "fun:_start"]),
-                ("below-main-src", ["src:libc_start_call_main.h"]),
-                ("below-main-src-line", ["src:libc_start_call_main.h:58"]),
-                ("below-main-exe", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
-                                    "obj:" + (frames[-1]["obj"] or "???")]),
-                ("below-main-junk", ["fun:(below main)", "fun:__libc_start_main@@GLIBC_2.34",
-                                     "fun:(below main)", "obj:???", "obj:???"]),
-                ("below-main-junk-plus-one", ["fun:(below main)",
-                                              "fun:__libc_start_main@@GLIBC_2.34",
-                                              "fun:(below main)", "obj:???", "obj:???",
-                                              "obj:*"]),
-            ]
-            add("below-main", F + ["fun:(below main)"])
-            for slug, tail in rotate(below[1:], 2 * idx, 2):
+            below = below_main_tails(frames[-1]["obj"])
+            for slug, tail in below:
                 add(slug, F + tail)
-            if idx % 3 == 1:
-                add("main-then-below", ["...", "fun:main", "fun:(below main)"])
+            add("main-then-below", ["...", "fun:main", "fun:(below main)"])
+            tails = below
         else:
             add("beyond-fun-star", F + ["fun:*"])
+            tails = [("beyond-fun-star", ["fun:*"])]
 
         # -- kind specific extra lines --------------------------------------------------------
+        extras = []  # (slug, extra lines) that keep the target suppressed, for combinations
         if kind == "Leak":
             own = s["skaux"].split(":", 1)[1].strip()
             sets = [[w] for w in LEAK_WORDS]
-            multi_sets = [[a, b] for ai, a in enumerate(LEAK_WORDS) for b in LEAK_WORDS[ai + 1 :]]
-            multi_sets += [[w for w in LEAK_WORDS if w != x] for x in LEAK_WORDS]
-            sets += rotate(multi_sets, 3 * idx, 4)
+            sets += [[a, b] for ai, a in enumerate(LEAK_WORDS) for b in LEAK_WORDS[ai + 1 :]]
+            sets += [[w for w in LEAK_WORDS if w != x] for x in LEAK_WORDS]
             for st in sets:
                 add("mlk-" + "-".join(st), F, kl, ["match-leak-kinds: " + ",".join(st)])
+                if own in st and len(st) > 1:
+                    extras.append(("mlk-" + "-".join(st), ["match-leak-kinds: " + ",".join(st)]))
             add("mlk-all", F, kl, ["match-leak-kinds: all"])
             add("mlk-none", F, kl, ["match-leak-kinds: none"])
             add("mlk-absent", F, kl, [])
+            extras += [("mlk-all", ["match-leak-kinds: all"]), ("mlk-absent", [])]
             syn = [("mlk-empty-items", "match-leak-kinds: ,,%s," % own),
                    ("mlk-tab", "match-leak-kinds:\t%s" % own),
                    ("mlk-nospace", "match-leak-kinds:%s" % own),
                    ("mlk-all-four", "match-leak-kinds: " + ",".join(reversed(LEAK_WORDS)))]
-            for slug, line in rotate(syn, idx, 2):
+            for slug, line in syn:
                 add(slug, F, kl, [line])
             if self.once("mlk-fatal-space"):
                 add("mlk-fatal-space-in-list", F, kl, ["match-leak-kinds: %s, possible" % own])
@@ -723,6 +685,7 @@ class Gen:
             add("param-upper", F, kl, [p[0].upper() + p[1:]])
             add("param-trailing-space", F, kl, [p + " "])
             add("param-leading-space", F, kl, ["  " + p])
+            extras += [("param-wildcard", [syscall + "(*)"]), ("param-leading-space", ["  " + p])]
             for other in ("write(buf)", "write(count)", "openat(filename)", "read(buf)"):
                 if other != p:
                     add("param-other-" + other.replace("(", "-").rstrip(")"), F, kl, [other])
@@ -740,14 +703,14 @@ class Gen:
             add("fishy-star-fn", F, kl, ["*(%s)" % arg])
             add("fishy-space", F, kl, ["%s (%s)" % (fn, arg)])
             add("fishy-other-real", F, kl, ["calloc(nmemb)" if p != "calloc(nmemb)" else "realloc(size)"])
+            extras += [("fishy-junk-after", [p + "junk"]), ("fishy-star-arg", ["%s(*)" % fn])]
             if self.once("fishy-fatal-unclosed"):
                 add("fishy-fatal-unclosed", F, kl, ["%s(%s" % (fn, arg)])
 
         # -- layout variants -----------------------------------------------------------------
-        if idx % 4 == 0:
-            add("layout-trailing-ws", F, style="trailing-ws")
-            add("layout-tabs", F, style="tabs")
-            add("layout-crlf", F, style="crlf")
+        add("layout-trailing-ws", F, style="trailing-ws")
+        add("layout-tabs", F, style="tabs")
+        add("layout-crlf", F, style="crlf")
         if self.once("only-dots"):
             add("fatal-only-dots", ["..."])
         if self.once("core-kind"):
@@ -760,6 +723,115 @@ class Gen:
             add("dedup-second-caller-dots", ["...", "fun:dedup_second_caller"])
             add("dedup-first-caller-dots", ["...", "fun:dedup_first_caller"])
             add("dedup-top4", F[:4])
+
+        # -- combinations, until the error has RULES_PER_ERROR rules of its own -------------
+        self.combine(idx, F, kl, subs, tails, extras, add)
+
+    def position_subs(self, frames, F, no_lookup):
+        """Per frame position, the (slug, line) single-frame substitutions: fun: forms
+        (fun frames), fun: forms for ??? frames (objframe*), obj: forms, src: forms.
+        No src: forms at positions in no_lookup: there 3.19 would look up an IP past
+        the error's IP array (undefined; inputs.tsv says "(none)")."""
+        out = []
+        for i, fr in enumerate(frames):
+            vs = []
+            if F[i].startswith("fun:"):
+                name = F[i][4:]
+                for slug, pat in fun_variants(name, fr.get("display")):
+                    vs.append(("fun%d-%s" % (i, slug), "fun:" + pat))
+            else:
+                vs.append(("objframe%d-fun-qqq" % i, "fun:???"))
+                vs.append(("objframe%d-fun-star" % i, "fun:*"))
+                vs.append(("objframe%d-fun-q3" % i, "fun:?*"))
+                if "libblob" in (fr["obj"] or ""):
+                    vs.append(("objframe%d-fun-hidden-name" % i,
+                               "fun:blob_scribble" if i == 0 else "fun:blob_stage"))
+            if fr["obj"] is None:
+                vs.append(("obj%d-qqq" % i, "obj:???"))
+                vs.append(("obj%d-star" % i, "obj:*"))
+            else:
+                for slug, pat in obj_variants(fr["obj"]):
+                    vs.append(("obj%d-%s" % (i, slug[4:]), "obj:" + pat))
+            for slug, pat in ([] if i in no_lookup else src_variants(fr)):
+                vs.append(("src%d-%s" % (i, slug[4:]), "src:" + pat))
+            out.append(vs)
+        return out
+
+    def combine(self, idx, F, kl, subs, tails, extras, add):
+        """Two-position combinations (a glob/obj/src form at i and another form or `...`
+        at j), a form plus a stack tail, a form plus a multi-tool line or extra line.
+        Deterministic order; stops at RULES_PER_ERROR rules derived from this error."""
+        n = len(F)
+        core_slugs = ("star-suffix", "star-prefix", "star-middle", "q-one", "star-only",
+                      "q-all", "extra-char", "fun-qqq", "fun-star", "obj-full", "obj-star",
+                      "obj-dir-star", "obj-basename", "obj-qqq", "obj-soname-glob",
+                      "src-file", "src-file-line", "src-wrong-line", "src-star",
+                      "src-star-noinfo", "src-with-dir", "qqq", "star")
+        core = []
+        for i in range(n):
+            # fun:, obj: and src: forms alternate
+            groups = {"fun": [], "obj": [], "src": []}
+            for slug, line in subs[i]:
+                short = slug.split("-", 1)[1]
+                kind_ = slug[: len(slug) - len(slug.lstrip("abcdefghijklmnopqrstuvwxyz"))]
+                key = short if kind_ == "fun" or kind_ == "objframe" else kind_ + "-" + short
+                if key in core_slugs:
+                    groups["fun" if kind_ == "objframe" else kind_].append((slug, line))
+            c = []
+            for k in range(max(len(g) for g in groups.values())):
+                for g in ("fun", "obj", "src"):
+                    if k < len(groups[g]):
+                        c.append(groups[g][k])
+            core.append(c)
+        # Each candidate carries a sort key: the sum of the ranks of its two parts
+        # first, so that the forms vary before any one form is combined with
+        # everything (a diagonal walk; stable sort, deterministic).
+        pairs, inserts, tailc, headc, extrac = [], [], [], [], []
+        for i in range(n):
+            for r, (sa, la) in enumerate(core[i]):
+                for j in range(n):
+                    if j == i:
+                        continue
+                    fr = list(F)
+                    fr[i] = la
+                    fr[j] = "..."
+                    pairs.append(((r, r, i, j), "%s+dots-replace-%d" % (sa, j), fr, kl, None))
+                    fr2 = list(F)
+                    fr2[i] = la
+                    fr2.insert(j, "...")
+                    inserts.append(((r, i, j), "%s+dots-before-%d" % (sa, j), fr2, kl, None))
+                    if j > i:
+                        for r2, (sb, lb) in enumerate(core[j]):
+                            fr3 = list(F)
+                            fr3[i] = la
+                            fr3[j] = lb
+                            pairs.append(((r + r2 + 1, r, i, j), "%s+%s" % (sa, sb), fr3, kl, None))
+                fr4 = list(F)
+                fr4[i] = la
+                for t, (st, tail) in enumerate([("dots-end", ["..."])] + tails):
+                    tailc.append(((r + t, r, i), "%s+%s" % (sa, st), fr4 + tail, kl, None))
+                for h, (st, prefix) in enumerate(MULTI_TOOLS_MATCHING):
+                    headc.append(((r + h, r, i), "%s+%s" % (sa, st), fr4,
+                                  prefix + kl.split(":", 1)[1], None))
+                for x, (st, ex) in enumerate(extras):
+                    extrac.append(((r + x, r, i), "%s+%s" % (sa, st), fr4, kl, ex))
+        for t, (st, tail) in enumerate(tails):
+            for h, (st2, prefix) in enumerate(MULTI_TOOLS_MATCHING):
+                headc.append(((t + h, 1000, 0), "%s+%s" % (st, st2), F + tail,
+                              prefix + kl.split(":", 1)[1], None))
+            for x, (st2, ex) in enumerate(extras):
+                extrac.append(((t + x, 1000, 0), "%s+%s" % (st, st2), F + tail, kl, ex))
+        fams = []
+        for fam in (pairs, inserts, tailc, headc, extrac):
+            fam.sort(key=lambda c: c[0])
+            fams.append([c[1:] for c in fam])
+        pos = [0] * len(fams)
+        while self.count.get(idx, 0) < RULES_PER_ERROR and any(p < len(f) for p, f in zip(pos, fams)):
+            for k, fam in enumerate(fams):
+                if pos[k] < len(fam) and self.count.get(idx, 0) < RULES_PER_ERROR:
+                    slug, fr, kline, ex = fam[pos[k]]
+                    pos[k] += 1
+                    add("combo-" + slug, fr, kline, ex)
 
     def render(self, num, r, e):
         name = "r%04d" % num
@@ -785,6 +857,16 @@ class Gen:
 def cmd_mutate(datadir, prog):
     errors = load_baseline(datadir)
     g = Gen(prog, errors)
+    ipath = os.path.join(datadir, "inputs.tsv")
+    if os.path.exists(os.path.join(datadir, "input-noinline.xml")):
+        g.inputs = build_inputs(datadir)
+    if os.path.exists(ipath):
+        with open(ipath) as f:
+            next(f)
+            for line in f:
+                c = line.rstrip("\n").split("\t")
+                if c[8] == "(none)":
+                    g.no_lookup.setdefault(int(c[0]), set()).add(int(c[1]))
     for idx, e in enumerate(errors, 1):
         g.gen_error(idx, e)
     rdir = os.path.join(datadir, "rules")
@@ -794,7 +876,10 @@ def cmd_mutate(datadir, prog):
     for num, r in enumerate(g.rules, 1):
         with open(os.path.join(rdir, "%04d.supp" % num), "w", newline="") as f:
             f.write(g.render(num, r, errors[r.target - 1]))
-    print("%s: %d errors, %d rule files" % (prog, len(errors), len(g.rules)))
+    per = sorted(g.count.get(i, 0) for i in range(1, len(errors) + 1))
+    print("%s: %d errors, %d rule files (per error: min %d, median %d, max %d); "
+          "%d rejected (src: past the IP array)" % (
+              prog, len(errors), len(g.rules), per[0], per[len(per) // 2], per[-1], g.rejected))
 
 
 # --------------------------------------------------------------------------------------
@@ -802,49 +887,83 @@ def cmd_mutate(datadir, prog):
 # --------------------------------------------------------------------------------------
 
 
+# Reruns of a rule whose run is inconsistent with the baseline (see judge_run).
+RERUNS = 2
+RECORD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                             "scripts", "record-match-verdicts.sh")
+
+
+def judge_run(r, base, errors, keys):
+    """(rows, problems) of one rule run: RUNDIR/r.{xml,err,rc}."""
+    rows, problems = [], []
+    with open(base + ".rc") as f:
+        rc = int(f.read().strip() or "-1")
+    with open(base + ".err", "rb") as f:
+        err = f.read().decode("utf-8", "replace")
+    if "FATAL: in suppressions file" in err:
+        if rc != 1:
+            problems.append("%s: FATAL with exit status %d" % (r, rc))
+        for n in range(1, len(errors) + 1):
+            rows.append("%s\t%d\tfatal" % (r, n))
+        return rows, problems
+    if rc != 0:
+        problems.append("%s: exit status %d: %s" % (r, rc, err.strip().splitlines()[-1:] or ""))
+        return rows, problems
+    got, _, suppcounts = parse_xml_errors(base + ".xml")
+    gotkeys = [error_key(g) for g in got]
+    extra = [k for k in gotkeys if k not in keys]
+    if extra:
+        problems.append("%s: errors not in the baseline: %s" % (r, extra))
+    present = set(gotkeys)
+    expected_count = 0
+    for n, k in enumerate(keys, 1):
+        sup = 0 if k in present else 1
+        if sup:
+            expected_count += errors[n - 1]["count"]
+        rows.append("%s\t%d\t%d" % (r, n, sup))
+    # order of the remaining errors must be the baseline order
+    order = [keys.index(k) for k in gotkeys if k in keys]
+    if order != sorted(order):
+        problems.append("%s: errors out of baseline order" % r)
+    cnt = suppcounts.get("r" + r, 0)
+    others = {k: v for k, v in suppcounts.items() if k != "r" + r}
+    if others:
+        problems.append("%s: unexpected suppcounts %s" % (r, others))
+    if cnt != expected_count:
+        problems.append("%s: suppcounts says %d, baseline errors account for %d" % (r, cnt, expected_count))
+    return rows, problems
+
+
 def cmd_verdicts(datadir, rundir):
+    """Rows of verdicts.tsv from the rule runs, with the consistency checks. A run that
+    fails a check (other than a FATAL rule) is run again, up to RERUNS times, through the
+    script's --worker mode: Valgrind's leak check is rarely not deterministic (a loss
+    record reported with another leak kind, see README "Surprises"). Each rerun is
+    reported on stderr; the verdicts come from the first consistent run, and a rule
+    still inconsistent after the reruns is an error."""
     errors = load_baseline(datadir)
     keys = [e["key"] for e in errors]
     rules = sorted(f[:-5] for f in os.listdir(os.path.join(datadir, "rules")) if f.endswith(".supp"))
+    data = os.path.dirname(os.path.abspath(datadir))
+    run = os.path.dirname(os.path.abspath(rundir))
+    prog = os.path.basename(os.path.abspath(datadir))
     rows = []
     problems = []
     for r in rules:
         base = os.path.join(rundir, r)
-        with open(base + ".rc") as f:
-            rc = int(f.read().strip() or "-1")
-        with open(base + ".err", "rb") as f:
-            err = f.read().decode("utf-8", "replace")
-        if "FATAL: in suppressions file" in err:
-            if rc != 1:
-                problems.append("%s: FATAL with exit status %d" % (r, rc))
-            for n in range(1, len(errors) + 1):
-                rows.append("%s\t%d\tfatal" % (r, n))
-            continue
-        if rc != 0:
-            problems.append("%s: exit status %d: %s" % (r, rc, err.strip().splitlines()[-1:] or ""))
-            continue
-        got, _, suppcounts = parse_xml_errors(base + ".xml")
-        gotkeys = [error_key(g) for g in got]
-        extra = [k for k in gotkeys if k not in keys]
-        if extra:
-            problems.append("%s: errors not in the baseline: %s" % (r, extra))
-        present = set(gotkeys)
-        expected_count = 0
-        for n, k in enumerate(keys, 1):
-            sup = 0 if k in present else 1
-            if sup:
-                expected_count += errors[n - 1]["count"]
-            rows.append("%s\t%d\t%d" % (r, n, sup))
-        # order of the remaining errors must be the baseline order
-        order = [keys.index(k) for k in gotkeys if k in keys]
-        if order != sorted(order):
-            problems.append("%s: errors out of baseline order" % r)
-        cnt = suppcounts.get("r" + r, 0)
-        others = {k: v for k, v in suppcounts.items() if k != "r" + r}
-        if others:
-            problems.append("%s: unexpected suppcounts %s" % (r, others))
-        if cnt != expected_count:
-            problems.append("%s: suppcounts says %d, baseline errors account for %d" % (r, cnt, expected_count))
+        rr, pp = judge_run(r, base, errors, keys)
+        tries = 0
+        while pp and not any("FATAL with exit status" in p for p in pp) and tries < RERUNS:
+            tries += 1
+            print("vgmatch verdicts %s: rule %s: inconsistent run, running it again (%d of %d): %s"
+                  % (datadir, r, tries, RERUNS, "; ".join(pp)), file=sys.stderr)
+            subprocess.run(["bash", RECORD_SCRIPT, "--worker", data, run, prog, r], check=True)
+            rr, pp = judge_run(r, base, errors, keys)
+            if not pp:
+                print("vgmatch verdicts %s: rule %s: consistent on run %d" % (datadir, r, tries + 1),
+                      file=sys.stderr)
+        rows += rr
+        problems += pp
     with open(os.path.join(datadir, "verdicts.tsv"), "w") as f:
         f.write("rule\terror_index\tsuppressed\n")
         for row in rows:
