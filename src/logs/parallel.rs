@@ -149,7 +149,7 @@ impl ParallelTextReader {
             chunk,
             chunks,
             name: name.to_owned(),
-            seed: Mutex::new(Arc::new(State::named(name))),
+            seed: Mutex::new(Arc::new(State::new(name))),
             claims: Mutex::new((1, 0)),
             wake: Condvar::new(),
             window: threads * 2 + 2,
@@ -159,7 +159,7 @@ impl ParallelTextReader {
         // The first chunk is read here, before the threads start: its end state is the
         // first guess of the state of later chunks (it holds the preambles).
         let mut scratch = Scratch::default();
-        let first = read_chunk(&shared, 0, &State::named(name), &mut scratch).map_err(io)?;
+        let first = read_chunk(&shared, 0, &State::new(name), &mut scratch).map_err(io)?;
         *lock(&shared.seed) = Arc::new(first.state.seed());
         let (tx, rx) = channel();
         let mut workers = Vec::new();
@@ -295,7 +295,7 @@ impl ParallelTextReader {
                     |_| {},
                 )?;
                 if end.is_none() {
-                    state.end();
+                    state.finish();
                     state.drain_into(&mut items);
                 }
                 shift(&mut items, offset);
@@ -465,7 +465,7 @@ fn read_chunk(
             end: None,
             start_key: None,
             items: Vec::new(),
-            state: State::named(&sh.name),
+            state: State::new(&sh.name),
         });
     };
     let mut end = None;
@@ -491,7 +491,7 @@ fn read_chunk(
             items.clear();
         }
         if end.is_none() {
-            state.end();
+            state.finish();
             state.drain_into(&mut items);
         }
     }
@@ -520,7 +520,7 @@ fn read_range(
     let mut first = true;
     loop {
         let eof = lines.pump(&mut reader, |line, truncated| {
-            state.feed(line, truncated);
+            state.line(line, truncated);
             if first {
                 first = false;
                 after_first(state);

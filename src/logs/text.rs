@@ -382,7 +382,7 @@ struct Prefix {
 }
 
 impl State {
-    fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         Self {
             name: name.to_owned(),
             line_no: 0,
@@ -407,8 +407,8 @@ impl State {
         self.out.push_back(LogItem::Warning { line, message });
     }
 
-    /// Processes one line (without its `\n`).
-    fn line(&mut self, raw: &[u8], truncated: bool) {
+    /// Processes one line (without its `\n`; `truncated` when it was cut at [`MAX_LINE`]).
+    pub(crate) fn line(&mut self, raw: &[u8], truncated: bool) {
         self.line_no += 1;
         if truncated {
             let n = self.line_no;
@@ -1144,7 +1144,7 @@ impl State {
     }
 
     /// End of input: emits what is complete and says what is not.
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if let Some(b) = self.block.take() {
             let n = b.start_line;
             self.warn(
@@ -1243,24 +1243,9 @@ struct BlockKey {
 }
 
 impl State {
-    /// A fresh state for the log `name`.
-    pub(crate) fn named(name: &str) -> Self {
-        Self::new(name)
-    }
-
     /// The number of lines read.
     pub(crate) const fn line_no(&self) -> u64 {
         self.line_no
-    }
-
-    /// Reads one line (without its `\n`; `truncated` when it was cut at [`MAX_LINE`]).
-    pub(crate) fn feed(&mut self, raw: &[u8], truncated: bool) {
-        self.line(raw, truncated);
-    }
-
-    /// The end of the log: emits what is complete and says what is not.
-    pub(crate) fn end(&mut self) {
-        self.finish();
     }
 
     /// Whether nothing is waiting to be handed out.

@@ -87,13 +87,7 @@ fn demangled_only_logs_are_marked_approximate() {
         "{\n   cxx\n   Memcheck:Leak\n   fun:_Znam\n   fun:_Z18dangerous_functionv\n}\n",
     )
     .expect("write");
-    let out = vgsupp()
-        .args(["match", "--format", "json", "-s"])
-        .arg(&supp)
-        .arg(&log)
-        .output()
-        .expect("run");
-    assert!(out.status.success());
+    let out = run_match(vgsupp(), "json", &supp, &[&log]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("demangled"),
         "says so once"
