@@ -2,7 +2,7 @@
 //! several threads, on a log given on the command line.
 //!
 //! ```text
-//! cargo bench --bench ingest -- LOG [RUNS]
+//! cargo bench --bench ingest -- LOG [RUNS] [sequential|parallel]
 //! ```
 //!
 //! For each reader it prints the best wall time of RUNS (default 3), the process CPU time
@@ -46,10 +46,12 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let Some(path) = args.first() else {
-        eprintln!("usage: cargo bench --bench ingest -- LOG [RUNS]");
+        eprintln!("usage: cargo bench --bench ingest -- LOG [RUNS] [sequential|parallel]");
         return;
     };
     let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
+    // Only this reader (to profile one of them), when named.
+    let only = args.get(2).map(String::as_str);
     let size = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     type Reader = fn(&str, usize) -> usize;
@@ -73,6 +75,9 @@ fn main() {
     ];
     println!("{path}: {size:.0} MB, {threads} cores");
     for (name, read) in readers {
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
         let mut best: Option<(Duration, Duration, usize)> = None;
         for _ in 0..runs {
             let (c0, t0) = (cpu_time(), Instant::now());

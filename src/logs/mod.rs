@@ -5,7 +5,10 @@ pub mod detect;
 #[cfg(unix)]
 pub mod parallel;
 pub mod record;
+pub mod stack;
 pub mod text;
 pub mod xml;
 
-pub use record::{ErrorRecord, Frame, GenFrame, GenSuppression, LogFormat, LogItem, ReadError};
+pub use record::{
+    ErrorRecord, Frame, GenFrame, GenFrames, GenSuppression, LogFormat, LogItem, ReadError, Stack,
+};

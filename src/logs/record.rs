@@ -5,6 +5,7 @@
 //!
 //! Names, paths and strings are bytes: Valgrind prints raw bytes.
 
+pub use super::stack::{Frame, GenFrame, GenFrames, Stack};
 use crate::supp::kinds::Tool;
 use crate::supp::model::LeakKind;
 
@@ -17,34 +18,6 @@ pub enum LogFormat {
     Xml,
 }
 
-/// One stack frame as printed (`at 0xADDR: fn (file:line)` / `<frame>`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Frame {
-    /// The instruction pointer.
-    pub ip: Option<u64>,
-    /// The function name as printed: demangled in text logs and in XML without
-    /// `--demangle=no`; `None` for `???`.
-    pub fun: Option<Vec<u8>>,
-    /// The object (full path), when printed: text logs print it only when file and line
-    /// are unknown (`(in /path/obj)`); XML prints it whenever it is known.
-    pub obj: Option<Vec<u8>>,
-    /// The directory of the source file (XML `<dir>`, or text with `--fullpath-after`).
-    pub dir: Option<Vec<u8>>,
-    /// The source file name as printed (`file.c`, or `dir/file.c` with `--fullpath-after`).
-    pub file: Option<Vec<u8>>,
-    /// The source line.
-    pub line: Option<u32>,
-}
-
-/// A frame of a `--gen-suppressions` block: what Valgrind's matcher sees for that frame.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum GenFrame {
-    /// `fun:NAME`: mangled, Z-demangled, below-main renamed, or the inlined `DW_AT_name`.
-    Fun(Vec<u8>),
-    /// `obj:PATH` (function unknown, object known), or `obj:*` (nothing known).
-    Obj(Vec<u8>),
-}
-
 /// The `--gen-suppressions=all` block printed for an error (§3).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct GenSuppression {
@@ -53,7 +26,7 @@ pub struct GenSuppression {
     /// The extra line (`write(buf)`, `match-leak-kinds: definite`, `malloc(size)`), if any.
     pub extra: Option<Vec<u8>>,
     /// The frames, top first.
-    pub frames: Vec<GenFrame>,
+    pub frames: GenFrames,
 }
 
 /// A loss record's facts (`N bytes in M blocks are definitely lost in loss record i of n`).
@@ -78,7 +51,7 @@ pub struct AuxStack {
     /// The line introducing it, without prefix and leading space.
     pub what: String,
     /// Its frames (may be empty, e.g. `Address 0x… is not stack'd, malloc'd or free'd`).
-    pub stack: Vec<Frame>,
+    pub stack: Stack,
     /// Whether this is the origin of an uninitialised value (`--track-origins=yes`).
     pub origin: bool,
 }
@@ -110,7 +83,7 @@ pub struct ErrorRecord {
     /// Thread id (XML `<tid>`, text `Thread N:`), when known.
     pub tid: Option<u32>,
     /// The error's stack as printed (top first).
-    pub stack: Vec<Frame>,
+    pub stack: Stack,
     /// Aux and origin stacks, in order.
     pub aux: Vec<AuxStack>,
     /// The `--gen-suppressions` block printed for it, if any.

@@ -43,8 +43,8 @@ use std::io::BufRead;
 use memchr::{memchr, memchr3, memrchr};
 
 use super::record::{
-    AuxStack, ErrorRecord, ErrorSummary, Frame, GenFrame, GenSuppression, LogItem, LossRecord,
-    Preamble, ReadError, UsedSuppression,
+    AuxStack, ErrorRecord, ErrorSummary, Frame, GenFrame, GenFrames, GenSuppression, LogItem,
+    LossRecord, Preamble, ReadError, Stack, UsedSuppression,
 };
 use crate::supp::kinds::Tool;
 use crate::supp::model::LeakKind;
@@ -302,8 +302,10 @@ struct Proc {
     fatal: Option<(u64, String)>,
     /// Whether a suppression block was attached to an error of this process.
     blocks_seen: bool,
-    /// The length of this process's last error stack: the next one is likely as deep.
+    /// The length of this process's last error stack and the bytes of its names: the
+    /// next one is likely as deep.
     depth_hint: usize,
+    names_hint: usize,
 }
 
 impl Proc {
@@ -326,6 +328,7 @@ impl Proc {
             fatal: None,
             blocks_seen: false,
             depth_hint: 16,
+            names_hint: 1024,
         }
     }
 }
@@ -359,15 +362,89 @@ pub(crate) struct State {
     garbage_run: bool,
     stamp: u64,
     serial: u64,
-    /// Storage for the next error's stack and the next block's frames, allocated when
-    /// the previous error is handed out (see [`State::finalize`]).
-    spare_stack: Vec<Frame>,
-    spare_frames: Vec<GenFrame>,
+    /// Storage for the stacks of errors and blocks to come.
+    spares: Spares,
     /// The last prefix found at the start of a line, with its space (`==31893== `), and
     /// what it says: most lines start with the same bytes as the one before.
     last_prefix: Vec<u8>,
     last_prefix_kind: u8,
     last_prefix_pid: u32,
+}
+
+/// Storage for the stacks of errors and blocks to come: the next error's, allocated when
+/// the previous one is handed out (see [`State::finalize`]), and those of handed-out errors
+/// given back ([`Spares::recycle`], by the parallel reader). Not part of the reading state:
+/// a clone has none.
+#[derive(Debug, Default)]
+pub(crate) struct Spares {
+    stacks: Vec<Stack>,
+    frames: Vec<GenFrames>,
+}
+
+impl Clone for Spares {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl Spares {
+    /// At most this many stacks (and as many blocks' frames) are kept: more than the
+    /// errors of one chunk of the parallel reader (about 150 per MiB of a leak log).
+    const MAX_KEPT: usize = 256;
+    /// Larger ones (a rare huge error) are not kept.
+    const MAX_KEPT_FRAMES: usize = 4096;
+    const MAX_KEPT_BYTES: usize = 256 << 10;
+
+    /// A stack for an error expected to be `depth` frames deep with `bytes` of names.
+    fn stack(&mut self, depth: usize, bytes: usize) -> Stack {
+        self.stacks
+            .pop()
+            .unwrap_or_else(|| Stack::with_capacity(depth, bytes))
+    }
+
+    /// Frames for a block of about `depth` frames with `bytes` of names.
+    fn frames(&mut self, depth: usize, bytes: usize) -> GenFrames {
+        self.frames
+            .pop()
+            .unwrap_or_else(|| GenFrames::with_capacity(depth, bytes))
+    }
+
+    /// Makes sure the next error and block find storage without allocating then.
+    fn prepare(&mut self, depth: usize, bytes: usize) {
+        if self.stacks.is_empty() {
+            self.stacks.push(Stack::with_capacity(depth, bytes));
+        }
+        if self.frames.is_empty() {
+            self.frames.push(GenFrames::with_capacity(depth + 1, bytes));
+        }
+    }
+
+    /// Takes the stacks of the errors in `items` for errors to come, and frees the rest;
+    /// `items` is left empty, with its capacity.
+    pub(crate) fn recycle(&mut self, items: &mut Vec<LogItem>) {
+        let fits = |(frames, bytes): (usize, usize)| {
+            frames <= Self::MAX_KEPT_FRAMES && bytes <= Self::MAX_KEPT_BYTES
+        };
+        for item in items.drain(..) {
+            let LogItem::Error(rec) = item else { continue };
+            let ErrorRecord {
+                mut stack,
+                suppression,
+                ..
+            } = rec;
+            if self.stacks.len() < Self::MAX_KEPT && fits(stack.capacity()) {
+                stack.clear();
+                self.stacks.push(stack);
+            }
+            if let Some(GenSuppression { mut frames, .. }) = suppression
+                && self.frames.len() < Self::MAX_KEPT
+                && fits(frames.capacity())
+            {
+                frames.clear();
+                self.frames.push(frames);
+            }
+        }
+    }
 }
 
 /// What a line's prefix says.
@@ -395,8 +472,7 @@ impl State {
             garbage_run: false,
             stamp: 0,
             serial: 0,
-            spare_stack: Vec::new(),
-            spare_frames: Vec::new(),
+            spares: Spares::default(),
             last_prefix: Vec::new(),
             last_prefix_kind: 0,
             last_prefix_pid: 0,
@@ -567,23 +643,18 @@ impl State {
             .filter(|(_, c)| c.rec.suppression.is_none())
             .max_by_key(|(_, c)| c.stamp)
             .map(|(i, c)| (i, c.serial));
-        let depth = target.map_or(16, |(i, _)| {
-            self.procs[i]
-                .cur
-                .as_ref()
-                .map_or(16, |c| c.rec.stack.len() + 1)
-        });
+        let (depth, bytes) = target
+            .and_then(|(i, _)| self.procs[i].cur.as_ref())
+            .map_or((16, 1024), |c| {
+                (c.rec.stack.len() + 1, c.rec.stack.names_len().max(64))
+            });
         self.block = Some(Block {
             start_line: self.line_no,
             target,
             stage: 0,
             lines: 0,
             sup: GenSuppression {
-                frames: if self.spare_frames.capacity() >= depth {
-                    std::mem::take(&mut self.spare_frames)
-                } else {
-                    Vec::with_capacity(depth)
-                },
+                frames: self.spares.frames(depth, bytes),
                 ..GenSuppression::default()
             },
         });
@@ -633,15 +704,26 @@ impl State {
                 b.stage = 2;
             }
             _ => {
-                if let Some(f) = t.strip_prefix(b"fun:") {
-                    b.sup.frames.push(GenFrame::Fun(f.to_vec()));
-                } else if let Some(o) = t.strip_prefix(b"obj:") {
-                    b.sup.frames.push(GenFrame::Obj(o.to_vec()));
-                } else if b.stage == 2 && b.sup.frames.is_empty() && indented {
+                let frame = if let Some(f) = t.strip_prefix(b"fun:") {
+                    Some(GenFrame::Fun(f))
+                } else {
+                    t.strip_prefix(b"obj:").map(GenFrame::Obj)
+                };
+                let after_kind = b.stage == 2;
+                b.stage = 3;
+                if let Some(frame) = frame {
+                    if b.sup.frames.push(frame).is_err() {
+                        let n = b.start_line;
+                        self.block = None;
+                        self.warn(
+                            n,
+                            "suppression block names exceed 4 GiB; ignored".to_owned(),
+                        );
+                    }
+                } else if after_kind && indented {
                     b.sup.extra = Some(t.to_vec());
                 }
                 // Anything else inside a block is interleaved output: skipped.
-                b.stage = 3;
             }
         }
         true
@@ -991,11 +1073,7 @@ impl State {
             fishy: h.fishy,
             leak: h.leak,
             tid: h.tid.or(p.last_tid),
-            stack: if self.spare_stack.capacity() >= p.depth_hint {
-                std::mem::take(&mut self.spare_stack)
-            } else {
-                Vec::with_capacity(p.depth_hint)
-            },
+            stack: self.spares.stack(p.depth_hint, p.names_hint),
             ..ErrorRecord::default()
         };
         p.cur = Some(Pending {
@@ -1045,25 +1123,27 @@ impl State {
 
     /// Reads `t` into the process's error if it is a frame line.
     fn frame_line(&mut self, i: usize, t: &[u8]) -> bool {
-        let Some(cur) = self.procs[i].cur.as_mut() else {
-            return parse_frame(t).is_some();
+        let Some(f) = parse_frame(t) else {
+            return false;
         };
-        let rec = &mut cur.rec;
-        let stack = match rec.aux.last_mut() {
-            Some(a) if !rec.stack.is_empty() => &mut a.stack,
-            _ => &mut rec.stack,
-        };
-        parse_frame_into(t, stack)
+        self.push_frame(i, f);
+        true
     }
 
-    fn push_frame(&mut self, i: usize, f: Frame) {
+    /// Adds a frame to the stack the process's error is reading (its own, or the last aux
+    /// stack once its own has frames).
+    fn push_frame(&mut self, i: usize, f: Frame<'_>) {
         let Some(cur) = self.procs[i].cur.as_mut() else {
             return;
         };
         let rec = &mut cur.rec;
-        match rec.aux.last_mut() {
+        let pushed = match rec.aux.last_mut() {
             Some(a) if !rec.stack.is_empty() => a.stack.push(f),
             _ => rec.stack.push(f),
+        };
+        if pushed.is_err() {
+            self.drop_incomplete(i, "its names exceed 4 GiB");
+            self.procs[i].phase = Phase::SkipStack;
         }
     }
 
@@ -1086,7 +1166,7 @@ impl State {
         }
         aux.push(AuxStack {
             what: lossy(rest),
-            stack: Vec::new(),
+            stack: Stack::new(),
             origin: rest.starts_with(b"Uninitialised value was created"),
         });
     }
@@ -1097,17 +1177,13 @@ impl State {
         p.phase = Phase::Idle;
         let Some(cur) = p.cur.take() else { return };
         p.depth_hint = cur.rec.stack.len().clamp(4, 256);
+        p.names_hint = cur.rec.stack.names_len().clamp(256, 64 << 10);
         // The next error's vectors, allocated now rather than when it starts: by then the
         // consumer has usually freed this error's many small allocations, and in glibc a
         // large request first consolidates all of them (measured: 12% of the reading time
         // on a leak-heavy log).
-        let depth = p.depth_hint;
-        if self.spare_stack.capacity() < depth {
-            self.spare_stack = Vec::with_capacity(depth);
-        }
-        if self.spare_frames.capacity() < depth + 1 {
-            self.spare_frames = Vec::with_capacity(depth + 1);
-        }
+        let (depth, bytes) = (p.depth_hint, p.names_hint);
+        self.spares.prepare(depth, bytes);
         if cur.repeat {
             return;
         }
@@ -1190,7 +1266,7 @@ impl State {
 /// different routes (one from the start of the log, one from a guessed state at a later
 /// line) read the rest of the log identically when their keys are equal: what the key
 /// leaves out is a cache (the last prefix, the last process index), an allocation hint
-/// (`depth_hint`, spare vectors) or output already handed out.
+/// (`depth_hint`, `names_hint`, spare vectors) or output already handed out.
 #[derive(Debug, PartialEq)]
 pub(crate) struct ResumeKey {
     /// The processes in their order (it decides the order of what the end of the log
@@ -1275,8 +1351,7 @@ impl State {
             garbage_run,
             stamp,
             serial,
-            spare_stack: _,
-            spare_frames: _,
+            spares: _,
             last_prefix: _,
             last_prefix_kind: _,
             last_prefix_pid: _,
@@ -1325,6 +1400,7 @@ impl State {
                 fatal,
                 blocks_seen,
                 depth_hint: _,
+                names_hint: _,
             } = p;
             ProcKey {
                 pid: *pid,
@@ -1367,6 +1443,16 @@ impl State {
             vfatal: vfatal.as_ref().map(|(l, m)| (rel(*l), m.clone())),
             garbage_run: *garbage_run,
         }
+    }
+
+    /// Moves `spares` into this state, for the errors it reads.
+    pub(crate) fn give_spares(&mut self, spares: Spares) {
+        self.spares = spares;
+    }
+
+    /// Takes this state's spare storage out.
+    pub(crate) fn take_spares(&mut self) -> Spares {
+        std::mem::take(&mut self.spares)
     }
 
     /// A guess at the state of a later part of the same log: what this state knows of
@@ -1927,20 +2013,14 @@ fn is_frame(t: &[u8]) -> bool {
 }
 
 /// Parses a frame line (`VG_(describe_IP)`): `at 0xADDR: WHAT`, WHAT read from the right.
-fn parse_frame(t: &[u8]) -> Option<Frame> {
-    let mut v = Vec::with_capacity(1);
-    parse_frame_into(t, &mut v).then(|| v.pop()).flatten()
-}
-
-/// [`parse_frame`], the frame pushed onto `out` (built in place); false when `t` is not a
-/// frame line.
-fn parse_frame_into(t: &[u8], out: &mut Vec<Frame>) -> bool {
+/// The frame borrows its names from `t`.
+fn parse_frame(t: &[u8]) -> Option<Frame<'_>> {
     let s = trim_start(t);
     let rest = match s {
         [b'a', b't', b' ', b'0', b'x', rest @ ..] | [b'b', b'y', b' ', b'0', b'x', rest @ ..] => {
             rest
         }
-        _ => return false,
+        _ => return None,
     };
     // The address and its colon, in one pass (the usual case), else as Valgrind's
     // printer may have left it.
@@ -1954,68 +2034,99 @@ fn parse_frame_into(t: &[u8], out: &mut Vec<Frame>) -> bool {
     let (colon, ip) = if rest.get(hex) == Some(&b':') {
         (hex, (1..=16).contains(&hex).then_some(v))
     } else {
-        let Some(colon) = memchr(b':', rest) else {
-            return false;
-        };
+        let colon = memchr(b':', rest)?;
         (colon, parse_hex(&rest[..colon]))
     };
     let what = &rest[colon + 1..];
     let what = what.strip_prefix(b" ").unwrap_or(what);
-    out.push(Frame {
-        ip,
-        ..Frame::default()
-    });
-    if let Some(f) = out.last_mut() {
-        describe(trim(what), f);
-    }
-    true
+    Some(describe(ip, trim(what)))
 }
 
-/// Fills `f` from a frame's text: `fn (file:line)`, `fn (in obj)`, `???`, …
-fn describe(w: &[u8], f: &mut Frame) {
+/// The frame at `ip` whose text is `w`: `fn (file:line)`, `fn (in obj)`, `???`, …
+fn describe(ip: Option<u64>, w: &[u8]) -> Frame<'_> {
+    let mut f = Frame {
+        ip,
+        ..Frame::default()
+    };
     if w == b"???" {
-        return;
+        return f;
     }
     if w.last() == Some(&b')')
-        && let Some(open) = matching_open(w)
+        && let Some(Parens { open, colon, slash }) = location_parens(w)
         && open >= 1
         && w[open - 1] == b' '
     {
         let inner = &w[open + 1..w.len() - 1];
         let fun = &w[..open - 1];
         if let Some(obj) = inner.strip_prefix(b"in ") {
-            f.obj = Some(obj.to_vec());
-            f.fun = (fun != b"???").then(|| fun.to_vec());
-            return;
+            f.obj = Some(obj);
+            f.fun = (fun != b"???").then_some(fun);
+            return f;
         }
-        // Short strings: plain loops rather than vector searches.
-        if let Some(c) = inner.iter().rposition(|&b| b == b':')
-            && let Some(line) = parse_u32(&inner[c + 1..])
+        if let Some(c) = colon
+            && let Some(line) = parse_u32(&w[c + 1..w.len() - 1])
         {
-            let file = &inner[..c];
-            f.file = Some(file.to_vec());
-            f.dir = file
-                .iter()
-                .rposition(|&b| b == b'/')
-                .map(|s| file[..s].to_vec());
+            f.file = Some(&w[open + 1..c]);
+            f.dir = slash.map(|s| &w[open + 1..s]);
             f.line = Some(line);
-            f.fun = (fun != b"???").then(|| fun.to_vec());
-            return;
+            f.fun = (fun != b"???").then_some(fun);
+            return f;
         }
     }
-    f.fun = Some(w.to_vec());
+    f.fun = Some(w);
+    f
 }
 
-/// The index of the `(` matching the final `)` of `w`.
-fn matching_open(w: &[u8]) -> Option<usize> {
-    // Usually the last `(`, with no other parenthesis inside (`(in /path/lib.so)`,
-    // `(file.c:12)`): two vector searches.
+/// Bytes that [`location_parens`] stops at.
+const PARENS_STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'(' as usize] = true;
+    t[b')' as usize] = true;
+    t[b':' as usize] = true;
+    t[b'/' as usize] = true;
+    t
+};
+
+/// Where the parts of a frame's final `(…)` are.
+#[derive(Debug, PartialEq, Eq)]
+struct Parens {
+    /// The `(` matching the final `)`.
+    open: usize,
+    /// The last `:` inside.
+    colon: Option<usize>,
+    /// The last `/` between `open` and `colon` (the end of the file's directory).
+    slash: Option<usize>,
+}
+
+/// For a `w` that ends in `)`: where the matching `(`, the last `:` inside and the last
+/// `/` before that `:` are.
+fn location_parens(w: &[u8]) -> Option<Parens> {
+    // Usually one short backward pass (`(file.c:12)`, `(in /path/lib.so)`) finds them,
+    // with no other parenthesis inside. A table lookup per byte keeps the loop to one
+    // well-predicted branch.
     let inner_end = w.len().checked_sub(1)?;
-    if let Some(open) = memrchr(b'(', &w[..inner_end])
-        && memchr(b')', &w[open + 1..inner_end]).is_none()
-    {
-        return Some(open);
+    let (mut colon, mut slash) = (None, None);
+    let mut i = inner_end;
+    while i > 0 {
+        i -= 1;
+        if !PARENS_STOPS[usize::from(w[i])] {
+            continue;
+        }
+        match w[i] {
+            b'(' => {
+                return Some(Parens {
+                    open: i,
+                    colon,
+                    slash,
+                });
+            }
+            b')' => break,
+            b':' if colon.is_none() => colon = Some(i),
+            b'/' if colon.is_some() && slash.is_none() => slash = Some(i),
+            _ => {}
+        }
     }
+    // Nested parentheses (`(in /opt/My App (x86)/lib.so)`): count them.
     let mut depth = 0usize;
     for (i, &c) in w.iter().enumerate().rev() {
         if c == b')' {
@@ -2023,7 +2134,21 @@ fn matching_open(w: &[u8]) -> Option<usize> {
         } else if c == b'(' {
             depth = depth.checked_sub(1)?;
             if depth == 0 {
-                return Some(i);
+                let colon = w[i + 1..inner_end]
+                    .iter()
+                    .rposition(|&b| b == b':')
+                    .map(|c| i + 1 + c);
+                let slash = colon.and_then(|c| {
+                    w[i + 1..c]
+                        .iter()
+                        .rposition(|&b| b == b'/')
+                        .map(|s| i + 1 + s)
+                });
+                return Some(Parens {
+                    open: i,
+                    colon,
+                    slash,
+                });
             }
         }
     }
@@ -2324,8 +2449,8 @@ mod tests {
         items.iter().filter_map(LogItem::as_warning).collect()
     }
 
-    fn fun(f: &Frame) -> &[u8] {
-        f.fun.as_deref().unwrap_or(b"???")
+    fn fun<'a>(f: &Frame<'a>) -> &'a [u8] {
+        f.fun.unwrap_or(b"???")
     }
 
     #[test]
@@ -2359,39 +2484,30 @@ mod tests {
         let f = parse_frame(b"   at 0x4C2B955: calloc (vg_replace_malloc.c:711)").expect("f");
         assert_eq!(f.ip, Some(0x4C2B955));
         assert_eq!(fun(&f), b"calloc");
-        assert_eq!(f.file.as_deref(), Some(&b"vg_replace_malloc.c"[..]));
-        assert_eq!(
-            (f.line, f.dir.as_deref(), f.obj.as_deref()),
-            (Some(711), None, None)
-        );
+        assert_eq!(f.file, Some(&b"vg_replace_malloc.c"[..]));
+        assert_eq!((f.line, f.dir, f.obj), (Some(711), None, None));
 
         let f = parse_frame(b"   by 0x1: fn (src/dir/file.c:12)").expect("f");
-        assert_eq!(f.file.as_deref(), Some(&b"src/dir/file.c"[..]));
-        assert_eq!(f.dir.as_deref(), Some(&b"src/dir"[..]));
+        assert_eq!(f.file, Some(&b"src/dir/file.c"[..]));
+        assert_eq!(f.dir, Some(&b"src/dir"[..]));
 
         let f = parse_frame(b"   by 0x52B5E71: g_private_get (in /usr/lib64/libglib-2.0.so.0)")
             .expect("f");
         assert_eq!(fun(&f), b"g_private_get");
-        assert_eq!(f.obj.as_deref(), Some(&b"/usr/lib64/libglib-2.0.so.0"[..]));
+        assert_eq!(f.obj, Some(&b"/usr/lib64/libglib-2.0.so.0"[..]));
         assert_eq!(f.file, None);
 
         let f = parse_frame(b"   by 0x1: fn (in ???)").expect("f");
-        assert_eq!((fun(&f), f.obj.as_deref()), (&b"fn"[..], Some(&b"???"[..])));
+        assert_eq!((fun(&f), f.obj), (&b"fn"[..], Some(&b"???"[..])));
 
         let f = parse_frame(b"   by 0x52B5E71: ??? (in /usr/lib/x.so)").expect("f");
-        assert_eq!(
-            (f.fun.as_deref(), f.obj.as_deref()),
-            (None, Some(&b"/usr/lib/x.so"[..]))
-        );
+        assert_eq!((f.fun, f.obj), (None, Some(&b"/usr/lib/x.so"[..])));
 
         let f = parse_frame(b"   by 0x2: ??? (file.c:3)").expect("f");
-        assert_eq!((f.fun.as_deref(), f.line), (None, Some(3)));
+        assert_eq!((f.fun, f.line), (None, Some(3)));
 
         let f = parse_frame(b"   by 0x1FFEFFF986: ???").expect("f");
-        assert_eq!(
-            (f.ip, f.fun.as_deref(), f.obj.as_deref()),
-            (Some(0x1FFEFFF986), None, None)
-        );
+        assert_eq!((f.ip, f.fun, f.obj), (Some(0x1FFEFFF986), None, None));
 
         let f =
             parse_frame(b"   by 0x4E3C249: (below main) (libc_start_call_main.h:58)").expect("f");
@@ -2399,7 +2515,7 @@ mod tests {
         assert_eq!(f.line, Some(58));
 
         let f = parse_frame(b"   by 0x4E3C249: (below main)").expect("f");
-        assert_eq!((fun(&f), f.file.as_deref()), (&b"(below main)"[..], None));
+        assert_eq!((fun(&f), f.file), (&b"(below main)"[..], None));
 
         let f = parse_frame(
             b"   at 0x484320F: operator new[](unsigned long) (in /usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so)",
@@ -2415,16 +2531,51 @@ mod tests {
             fun(&f),
             &b"pybind11::cpp_function::initialize<f, int, int>(f&&, int (*)(int))::{lambda(pybind11::detail::function_call&)#3}::operator()(pybind11::detail::function_call&) const"[..]
         );
-        assert_eq!(
-            (f.file.as_deref(), f.line),
-            (Some(&b"pybind11.h"[..]), Some(600))
-        );
+        assert_eq!((f.file, f.line), (Some(&b"pybind11.h"[..]), Some(600)));
 
         let f = parse_frame(b"   by 0x8: ns::Box<long>::get(int) const").expect("no location");
         assert_eq!(fun(&f), b"ns::Box<long>::get(int) const");
 
         let f = parse_frame(b"   at 0x9: f (in /opt/My App (x86)/lib.so)").expect("parens");
-        assert_eq!(f.obj.as_deref(), Some(&b"/opt/My App (x86)/lib.so"[..]));
+        assert_eq!(f.obj, Some(&b"/opt/My App (x86)/lib.so"[..]));
+
+        // The file's directory ends at its last `/`, wherever the other `:`, `/` and
+        // parentheses are.
+        let loc = |line: &'static [u8]| {
+            let f = parse_frame(line).expect("frame");
+            (f.fun, f.dir, f.file, f.line)
+        };
+        assert_eq!(
+            loc(b"   by 0x9: f (/opt/My App (x86)/src/x.c:7)"),
+            (
+                Some(&b"f"[..]),
+                Some(&b"/opt/My App (x86)/src"[..]),
+                Some(&b"/opt/My App (x86)/src/x.c"[..]),
+                Some(7)
+            )
+        );
+        assert_eq!(
+            loc(b"   by 0x9: f (C:/dir/f.c:3)"),
+            (
+                Some(&b"f"[..]),
+                Some(&b"C:/dir"[..]),
+                Some(&b"C:/dir/f.c"[..]),
+                Some(3)
+            )
+        );
+        assert_eq!(
+            loc(b"   by 0x9: f (/x.c:3)"),
+            (Some(&b"f"[..]), Some(&b""[..]), Some(&b"/x.c"[..]), Some(3))
+        );
+        // Not a location: the whole text is the function.
+        assert_eq!(
+            loc(b"   by 0x9: f (x.c:1/2)"),
+            (Some(&b"f (x.c:1/2)"[..]), None, None, None)
+        );
+        assert_eq!(
+            loc(b"   by 0x9: g(int) (x:y)"),
+            (Some(&b"g(int) (x:y)"[..]), None, None, None)
+        );
 
         assert!(parse_frame(b" Address 0x1 is on thread 1's stack").is_none());
         assert!(parse_frame(b"   (thread finished, call stack no longer available)").is_none());
@@ -2815,7 +2966,7 @@ program output here
         assert!(!e.aux[0].origin);
         let sup = e.suppression.as_ref().expect("block");
         assert_eq!(sup.kind_line, b"Memcheck:Addr4");
-        assert_eq!(sup.frames, [GenFrame::Fun(b"main".to_vec())]);
+        assert_eq!(sup.frames.to_vec(), [GenFrame::Fun(b"main")]);
 
         let e = errs[1];
         assert_eq!((e.kind.as_str(), e.tid), ("Param", Some(2)));
@@ -2930,8 +3081,8 @@ program output here
         assert_eq!(errs.len(), 2);
         assert_eq!(errs[0].kind, "Addr8");
         assert_eq!(
-            errs[0].suppression.as_ref().map(|s| s.frames.clone()),
-            Some(vec![GenFrame::Fun(b"f".to_vec())])
+            errs[0].suppression.as_ref().map(|s| s.frames.to_vec()),
+            Some(vec![GenFrame::Fun(b"f")])
         );
         assert_eq!((errs[1].pid, errs[1].kind.as_str()), (Some(6), "Addr1"));
         assert!(errs[1].suppression.is_some());
@@ -2979,7 +3130,10 @@ program output here
             errs.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
             ["Addr4", "Addr2", "Addr8"]
         );
-        assert_eq!(errs[2].stack[0].fun.as_deref(), Some(&b"\xff\xfe"[..]));
+        assert_eq!(
+            errs[2].stack.get(0).expect("frame").fun,
+            Some(&b"\xff\xfe"[..])
+        );
         let w = warnings(&items);
         assert_eq!(w.len(), 2, "{w:?}");
         assert_eq!(w[0].0, 4);
@@ -3028,7 +3182,7 @@ program output here
         let e = errs[0];
         assert_eq!((e.kind.as_str(), e.tid, e.line), ("Race", Some(1), 12));
         assert_eq!(e.stack.len(), 1);
-        assert_eq!(fun(&e.stack[0]), b"main");
+        assert_eq!(fun(&e.stack.get(0).expect("frame")), b"main");
         assert_eq!(e.aux.len(), 3);
         assert_eq!(
             e.aux[1].what,

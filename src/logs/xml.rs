@@ -26,7 +26,7 @@ use quick_xml::events::Event;
 
 use super::record::{
     AuxStack, ErrorRecord, ErrorSummary, Frame, GenFrame, GenSuppression, LogItem, LossRecord,
-    Preamble, ReadError, UsedSuppression,
+    Preamble, ReadError, Stack, UsedSuppression,
 };
 use crate::supp::kinds::Tool;
 use crate::supp::model::LeakKind;
@@ -497,7 +497,7 @@ impl<R: BufRead> XmlReader<R> {
             }
             (Some(El::Stack), El::Frame) if self.err.is_some() => {
                 if let Some(err) = self.err.as_deref_mut() {
-                    err.frame = Frame::default();
+                    err.frame = FrameBuf::default();
                 }
                 Role::Container
             }
@@ -785,11 +785,7 @@ impl<R: BufRead> XmlReader<R> {
             Some(El::SFrame) => {
                 let text = self.take_text();
                 if let Some(err) = self.err.as_deref_mut() {
-                    err.sframe = Some(if el == El::Fun {
-                        GenFrame::Fun(text)
-                    } else {
-                        GenFrame::Obj(text)
-                    });
+                    err.sframe = Some((el == El::Obj, text));
                 }
             }
             Some(El::Error | El::XWhat | El::XAuxWhat | El::Suppression) => {
@@ -904,9 +900,15 @@ impl<R: BufRead> XmlReader<R> {
             }
             El::SFrame => {
                 if let Some(err) = self.err.as_deref_mut()
-                    && let (Some(frame), Some(supp)) = (err.sframe.take(), err.supp.as_mut())
+                    && let (Some((obj, name)), Some(supp)) = (err.sframe.take(), err.supp.as_mut())
                 {
-                    supp.frames.push(frame);
+                    let frame = if obj {
+                        GenFrame::Obj(&name)
+                    } else {
+                        GenFrame::Fun(&name)
+                    };
+                    // Cannot fail: `ERROR_CAP` keeps an error's text far below 4 GiB.
+                    let _full = supp.frames.push(frame);
                 }
             }
             El::Suppression => {
@@ -1064,9 +1066,34 @@ struct ErrBuild {
     /// The last aux entry was opened by `<auxwhat>`/`<xauxwhat>` and still waits for its stack.
     aux_open: bool,
     target: Option<Target>,
-    frame: Frame,
+    frame: FrameBuf,
     supp: Option<GenSuppression>,
-    sframe: Option<GenFrame>,
+    /// The `<sframe>` being read: whether it is an `<obj>`, and its text.
+    sframe: Option<(bool, Vec<u8>)>,
+}
+
+/// A `<frame>` being read.
+#[derive(Debug, Default)]
+struct FrameBuf {
+    ip: Option<u64>,
+    fun: Option<Vec<u8>>,
+    obj: Option<Vec<u8>>,
+    dir: Option<Vec<u8>>,
+    file: Option<Vec<u8>>,
+    line: Option<u32>,
+}
+
+impl FrameBuf {
+    fn as_frame(&self) -> Frame<'_> {
+        Frame {
+            ip: self.ip,
+            fun: self.fun.as_deref(),
+            obj: self.obj.as_deref(),
+            dir: self.dir.as_deref(),
+            file: self.file.as_deref(),
+            line: self.line,
+        }
+    }
 }
 
 impl ErrBuild {
@@ -1085,7 +1112,7 @@ impl ErrBuild {
             main_seen: false,
             aux_open: false,
             target: None,
-            frame: Frame::default(),
+            frame: FrameBuf::default(),
             supp: None,
             sframe: None,
         }
@@ -1095,7 +1122,7 @@ impl ErrBuild {
         let origin = what.starts_with("Uninitialised value was created");
         self.rec.aux.push(AuxStack {
             what,
-            stack: Vec::new(),
+            stack: Stack::new(),
             origin,
         });
         self.aux_open = self.main_seen;
@@ -1122,16 +1149,16 @@ impl ErrBuild {
     }
 
     fn end_frame(&mut self) {
-        let frame = std::mem::take(&mut self.frame);
-        match self.target {
+        let frame = self.frame.as_frame();
+        // Pushing cannot fail: `ERROR_CAP` keeps an error's text far below 4 GiB.
+        let _full = match self.target {
             Some(Target::Main) => self.rec.stack.push(frame),
-            Some(Target::Aux(i)) => {
-                if let Some(aux) = self.rec.aux.get_mut(i) {
-                    aux.stack.push(frame);
-                }
-            }
-            None => {}
-        }
+            Some(Target::Aux(i)) => match self.rec.aux.get_mut(i) {
+                Some(aux) => aux.stack.push(frame),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        };
     }
 
     fn leaf(&mut self, parent: Option<El>, el: El, text: Vec<u8>) {
@@ -1944,6 +1971,7 @@ fn push_raw_ref(out: &mut Vec<u8>, b: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logs::record::GenFrames;
     use std::fmt::Write as _;
 
     fn read(input: &[u8]) -> Vec<LogItem> {
@@ -2151,33 +2179,36 @@ mod tests {
         assert_eq!(e.size, Some(4));
         assert_eq!(e.stack.len(), 2);
         assert_eq!(
-            e.stack[0],
+            e.stack.get(0).expect("frame"),
             Frame {
                 ip: Some(0x109171),
-                fun: Some(b"tget<int>".to_vec()),
-                obj: Some(b"/src/demo/errs".to_vec()),
-                dir: Some(b"/src/demo".to_vec()),
-                file: Some(b"errs.c".to_vec()),
+                fun: Some(&b"tget<int>"[..]),
+                obj: Some(&b"/src/demo/errs"[..]),
+                dir: Some(&b"/src/demo"[..]),
+                file: Some(&b"errs.c"[..]),
                 line: Some(11),
             }
         );
-        assert_eq!(e.stack[1].file, None);
+        assert_eq!(e.stack.get(1).expect("frame").file, None);
         assert_eq!(e.aux.len(), 1);
         assert_eq!(
             e.aux[0].what,
             "Address 0x4a8c068 is 0 bytes after a block of size 40 alloc'd"
         );
         assert!(!e.aux[0].origin);
-        assert_eq!(e.aux[0].stack[0].fun.as_deref(), Some(&b"malloc"[..]));
+        assert_eq!(
+            e.aux[0].stack.get(0).expect("frame").fun,
+            Some(&b"malloc"[..])
+        );
         assert_eq!(
             e.suppression,
             Some(GenSuppression {
                 kind_line: b"Memcheck:Addr4".to_vec(),
                 extra: None,
-                frames: vec![
-                    GenFrame::Fun(b"tget<int>".to_vec()),
-                    GenFrame::Obj(b"*".to_vec())
-                ],
+                frames: [GenFrame::Fun(b"tget<int>"), GenFrame::Obj(b"*")]
+                    .into_iter()
+                    .try_fold(GenFrames::new(), |mut g, f| g.push(f).map(|()| g))
+                    .expect("fits"),
             })
         );
         let leak = errs[1];
@@ -2340,15 +2371,15 @@ mod tests {
         let items = read(&input);
         assert!(warnings(&items).is_empty(), "{items:#?}");
         let e = errors(&items)[0];
-        let f = &e.stack[0];
-        assert_eq!(f.obj.as_deref(), Some(&b"/tmp/caf\xe9/x"[..]));
-        assert_eq!(f.fun.as_deref(), Some(&b"f\xff\xfe&\xe9"[..]));
-        assert_eq!(f.dir.as_deref(), Some("/tmp/café".as_bytes()));
-        assert_eq!(f.file.as_deref(), Some(&b"\xe9.c"[..]));
+        let f = &e.stack.get(0).expect("frame");
+        assert_eq!(f.obj, Some(&b"/tmp/caf\xe9/x"[..]));
+        assert_eq!(f.fun, Some(&b"f\xff\xfe&\xe9"[..]));
+        assert_eq!(f.dir, Some("/tmp/café".as_bytes()));
+        assert_eq!(f.file, Some(&b"\xe9.c"[..]));
         assert_eq!(e.what, "Invalid read of size 4 in caf\u{fffd}");
         assert_eq!(
-            e.suppression.as_ref().map(|s| s.frames.clone()),
-            Some(vec![GenFrame::Fun(b"f\xff\xfe&\xe9".to_vec())])
+            e.suppression.as_ref().map(|s| s.frames.to_vec()),
+            Some(vec![GenFrame::Fun(b"f\xff\xfe&\xe9")])
         );
     }
 
@@ -2380,7 +2411,7 @@ mod tests {
         }
         let e = errors(&whole)[0];
         assert_eq!(
-            e.stack[1].fun.as_deref(),
+            e.stack.get(1).expect("frame").fun,
             Some(&b"caf\xc3\xa9\xe9\xe9main"[..])
         );
     }
@@ -2602,7 +2633,10 @@ mod tests {
         let input = READ_ERROR.replace("<fn>main</fn>", &format!("<fn>{big}</fn>"));
         let items = read(format!("{HEAD}{input}{TAIL}").as_bytes());
         let e = errors(&items)[0];
-        assert_eq!(e.stack[1].fun.as_ref().map(Vec::len), Some(TEXT_CAP));
+        assert_eq!(
+            e.stack.get(1).expect("frame").fun.map(<[u8]>::len),
+            Some(TEXT_CAP)
+        );
         assert_eq!(warnings(&items).len(), 1, "{:#?}", warnings(&items));
 
         // The cap is checked per chunk read, so it may be passed by up to one chunk.

@@ -100,11 +100,13 @@ impl MatchInput {
         // frame is not known, and `src:` verdicts there are undecided.
         let mut raw_ips: Vec<usize> = Vec::new();
         let mut ambiguous_from = usize::MAX;
+        let mut prev_ip = None;
         for (i, f) in err.stack.iter().enumerate() {
-            let same_ip = i > 0 && f.ip.is_some() && err.stack[i - 1].ip == f.ip;
-            let group_start = raw_ips.last().map(|&g| &err.stack[g]);
+            let same_ip = i > 0 && f.ip.is_some() && prev_ip == f.ip;
+            prev_ip = f.ip;
+            let group_start = raw_ips.last().and_then(|&g| err.stack.get(g));
             let repeats =
-                group_start.is_some_and(|g| (&g.fun, &g.file, g.line) == (&f.fun, &f.file, f.line));
+                group_start.is_some_and(|g| (g.fun, g.file, g.line) == (f.fun, f.file, f.line));
             if same_ip && repeats {
                 ambiguous_from = ambiguous_from.min(raw_ips.len());
             }
@@ -117,7 +119,7 @@ impl MatchInput {
                 return Known::Unknown;
             }
             match raw_ips.get(i).and_then(|&first| err.stack.get(first)) {
-                Some(f) => match (&f.file, f.line) {
+                Some(f) => match (f.file, f.line) {
                     (Some(file), Some(line)) => Known::Yes(SrcInfo::At(basename(file), line)),
                     _ => Known::Yes(SrcInfo::None),
                 },
@@ -127,8 +129,8 @@ impl MatchInput {
         };
         let obj_of = |i: usize| -> Known<Vec<u8>> {
             match err.stack.get(i) {
-                Some(f) => match &f.obj {
-                    Some(o) => Known::Yes(o.clone()),
+                Some(f) => match f.obj {
+                    Some(o) => Known::Yes(o.to_vec()),
                     // XML prints the object whenever it is known; text only without line info.
                     None if err.xml_kind.is_some() => Known::Yes(b"???".to_vec()),
                     None if f.file.is_none() => Known::Yes(b"???".to_vec()),
@@ -147,16 +149,16 @@ impl MatchInput {
                     .enumerate()
                     .map(|(i, g)| match g {
                         GenFrame::Fun(name) => InputFrame {
-                            fun: Known::Yes(name.clone()),
+                            fun: Known::Yes(name.to_vec()),
                             obj: if aligned { obj_of(i) } else { Known::Unknown },
                             src: if aligned { src_of(i) } else { Known::Unknown },
                         },
                         GenFrame::Obj(path) => InputFrame {
                             fun: Known::Yes(b"???".to_vec()),
-                            obj: Known::Yes(if path.as_slice() == b"*" {
+                            obj: Known::Yes(if path == b"*" {
                                 b"???".to_vec()
                             } else {
-                                path.clone()
+                                path.to_vec()
                             }),
                             src: if aligned { src_of(i) } else { Known::Unknown },
                         },
@@ -168,9 +170,9 @@ impl MatchInput {
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let fun = match &f.fun {
+                    let fun = match f.fun {
                         None => Known::Yes(b"???".to_vec()),
-                        Some(n) if names_mangled || c_like(n) => Known::Yes(n.clone()),
+                        Some(n) if names_mangled || c_like(n) => Known::Yes(n.to_vec()),
                         Some(_) => {
                             demangled_names = true;
                             Known::Unknown
@@ -186,9 +188,12 @@ impl MatchInput {
         };
         let open_ended = match (&err.suppression, err.stack.last()) {
             (Some(block), _) if !block.frames.is_empty() => {
-                matches!(block.frames.last(), Some(GenFrame::Fun(n)) if n == b"main" || n == b"(below main)")
+                matches!(
+                    block.frames.last(),
+                    Some(GenFrame::Fun(b"main" | b"(below main)"))
+                )
             }
-            (_, Some(f)) => matches!(f.fun.as_deref(), Some(b"main" | b"(below main)")),
+            (_, Some(f)) => matches!(f.fun, Some(b"main" | b"(below main)")),
             _ => false,
         };
         Self {

@@ -246,7 +246,7 @@ fn torch_leaky_ext_with_gen_suppressions() {
                 .is_some_and(|l| l.bytes == 4000 && l.kind == LeakKind::Definite)
                 && e.stack
                     .iter()
-                    .any(|f| f.fun.as_deref() == Some(b"dangerous_function()"))
+                    .any(|f| f.fun == Some(b"dangerous_function()"))
         })
         .expect("the 4,000-byte leak");
     let sup = article.suppression.as_ref().expect("block");
@@ -283,7 +283,7 @@ fn torch_leaky_ext_article_command() {
             .is_some_and(|l| l.bytes == 4000 && l.kind == LeakKind::Possible)
             && e.stack
                 .iter()
-                .any(|f| f.fun.as_deref() == Some(b"dangerous_function()"))
+                .any(|f| f.fun == Some(b"dangerous_function()"))
     }));
 }
 
@@ -334,7 +334,6 @@ fn torch_small_logs() {
             .iter()
             .any(|e| e.stack.iter().any(|f| f
                 .obj
-                .as_deref()
                 .is_some_and(|o| o.windows(9).any(|w| w == b"libcuda.s"))))
     );
 }
@@ -441,12 +440,12 @@ fn memcheck_verbose_fork_used_suppressions_and_signal() {
     let mismatch = &parent.errors[4];
     assert_eq!(mismatch.what, "Mismatched free() / delete / delete []");
     assert_eq!(
-        mismatch.aux[0].stack[0].fun.as_deref(),
+        mismatch.aux[0].stack.get(0).expect("frame").fun,
         Some(&b"operator new[](unsigned long)"[..])
     );
     assert_eq!(
-        mismatch.suppression.as_ref().map(|s| s.frames[0].clone()),
-        Some(vgsupp::logs::GenFrame::Fun(b"_ZdlPvm".to_vec()))
+        mismatch.suppression.as_ref().and_then(|s| s.frames.first()),
+        Some(vgsupp::logs::GenFrame::Fun(b"_ZdlPvm"))
     );
     let jump = parent
         .errors
@@ -454,12 +453,15 @@ fn memcheck_verbose_fork_used_suppressions_and_signal() {
         .find(|e| e.kind == "Jump")
         .expect("jump");
     assert_eq!(
-        (jump.stack[0].ip, jump.stack[0].fun.as_deref()),
+        (
+            jump.stack.get(0).expect("frame").ip,
+            jump.stack.get(0).expect("frame").fun
+        ),
         (Some(0x1234), None)
     );
     assert_eq!(
-        jump.suppression.as_ref().map(|s| s.frames[0].clone()),
-        Some(vgsupp::logs::GenFrame::Obj(b"*".to_vec()))
+        jump.suppression.as_ref().and_then(|s| s.frames.first()),
+        Some(vgsupp::logs::GenFrame::Obj(b"*"))
     );
 
     for p in [parent, child] {

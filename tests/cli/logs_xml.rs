@@ -195,10 +195,10 @@ fn memcheck_recording() {
     assert_eq!(errs[9].fishy, Some((b"malloc".to_vec(), b"size".to_vec())));
     assert!(errs[2].aux.iter().any(|a| a.origin && !a.stack.is_empty()));
     // The source directory's name is not UTF-8: its byte survives.
-    let dir = errs[0].stack[0].dir.as_deref().expect("dir");
+    let dir = errs[0].stack.get(0).expect("frame").dir.expect("dir");
     assert_eq!(dir, b"/tmp/vgx/caf\xe9");
     // --demangle=no: <fn> holds the mangled name, as in the suppression.
-    let f = errs[0].stack[0].fun.as_deref().expect("fn");
+    let f = errs[0].stack.get(0).expect("frame").fun.expect("fn");
     assert_eq!(f, b"_ZL9leaf_readPKi");
     let leaks: Vec<_> = errs.iter().filter_map(|e| e.leak).collect();
     assert_eq!(leaks.len(), 6);
@@ -228,12 +228,12 @@ fn memcheck_recording() {
         Some(&b"match-leak-kinds: definite"[..])
     );
     assert_eq!(
-        supp.frames,
+        supp.frames.to_vec(),
         [
-            GenFrame::Fun(b"malloc".to_vec()),
-            GenFrame::Fun(b"_Z13leak_definitev".to_vec()),
-            GenFrame::Fun(b"_Z5leaksv".to_vec()),
-            GenFrame::Fun(b"main".to_vec())
+            GenFrame::Fun(b"malloc"),
+            GenFrame::Fun(b"_Z13leak_definitev"),
+            GenFrame::Fun(b"_Z5leaksv"),
+            GenFrame::Fun(b"main")
         ]
     );
 }
