@@ -485,6 +485,92 @@ impl State {
 
     /// Processes one line (without its `\n`; `truncated` when it was cut at [`MAX_LINE`]).
     pub(crate) fn line(&mut self, raw: &[u8], truncated: bool) {
+        if truncated || !(self.block_frame_line(raw) || self.stack_frame_line(raw)) {
+            self.any_line(raw, truncated);
+        }
+    }
+
+    /// The lines most of a log is made of, read without the general dispatch (the two
+    /// below); false, with nothing done, for any other line. Exactly what [`Self::any_line`]
+    /// does with them: `fast_paths_read_like_the_general_one` checks it.
+    ///
+    /// A `fun:`/`obj:` line of a suppression block past its kind line, when that line keeps
+    /// the block going.
+    fn block_frame_line(&mut self, raw: &[u8]) -> bool {
+        // As in `any_line` → `unprefixed` → `block_line`.
+        if raw.first() != Some(&b' ') || !self.lead.is_empty() {
+            return false;
+        }
+        let Some(b) = self.block.as_mut() else {
+            return false;
+        };
+        if b.stage < 2 || b.lines >= MAX_BLOCK_LINES {
+            return false;
+        }
+        let t = trim(raw);
+        let frame = if let Some(f) = t.strip_prefix(b"fun:") {
+            GenFrame::Fun(f)
+        } else if let Some(o) = t.strip_prefix(b"obj:") {
+            GenFrame::Obj(o)
+        } else {
+            return false;
+        };
+        self.line_no += 1;
+        b.lines += 1;
+        b.stage = 3;
+        if b.sup.frames.push(frame).is_err() {
+            let n = b.start_line;
+            self.block = None;
+            self.warn(
+                n,
+                "suppression block names exceed 4 GiB; ignored".to_owned(),
+            );
+        }
+        true
+    }
+
+    /// A frame line (`==PID==    at 0x…`) of the error in progress of the process of the
+    /// line before, with the same prefix.
+    fn stack_frame_line(&mut self, raw: &[u8]) -> bool {
+        // As in `any_line` → `user_line` (phase `Body`) → `grow` → `frame_line`.
+        let n = self.last_prefix.len();
+        if n == 0
+            || self.last_prefix_kind != b'='
+            || !self.lead.is_empty()
+            || self.garbage_run
+            || self.vfatal.is_some()
+            || raw.get(n) != Some(&b' ')
+            || !starts_with_short(raw, &self.last_prefix)
+        {
+            return false;
+        }
+        let i = self.last;
+        let Some(p) = self.procs.get(i) else {
+            return false;
+        };
+        let ready = p.pid == self.last_prefix_pid
+            && p.fatal.is_none()
+            && p.pre_state == PreState::Done
+            && p.phase == Phase::Body
+            && p.cur.as_ref().is_some_and(|c| c.lines < MAX_ERROR_LINES);
+        if !ready {
+            return false;
+        }
+        let t = trim_end(&raw[n..]);
+        let Some(f) = parse_frame(t) else {
+            return false;
+        };
+        self.line_no += 1;
+        if let Some(cur) = self.procs[i].cur.as_mut() {
+            cur.lines += 1;
+        }
+        self.push_frame(i, f);
+        true
+    }
+
+    /// [`Self::line`] for any line.
+    #[inline(never)]
+    fn any_line(&mut self, raw: &[u8], truncated: bool) {
         self.line_no += 1;
         if truncated {
             let n = self.line_no;
@@ -3359,5 +3445,132 @@ host stacktrace:
         let err = r.next().expect("an item").expect_err("an error");
         assert_eq!(err.to_string(), "x.log: boom");
         assert!(r.next().is_none());
+    }
+
+    /// The items of `bytes` read by `State::line` (with its fast paths) or by
+    /// `State::any_line` alone, and how many lines took a fast path.
+    fn read_by(bytes: &[u8], fast_paths: bool) -> (Vec<LogItem>, usize) {
+        let mut st = State::new("log");
+        let mut items = Vec::new();
+        let mut fast = 0;
+        let mut splitter = LineSplitter::default();
+        let mut input = bytes;
+        loop {
+            let eof = splitter
+                .pump(&mut input, |line, truncated| {
+                    if fast_paths
+                        && !truncated
+                        && (st.block_frame_line(line) || st.stack_frame_line(line))
+                    {
+                        fast += 1;
+                    } else {
+                        st.any_line(line, truncated);
+                    }
+                    st.drain_into(&mut items);
+                    true
+                })
+                .expect("in-memory read");
+            if eof {
+                break;
+            }
+        }
+        st.finish();
+        st.drain_into(&mut items);
+        (items, fast)
+    }
+
+    fn test_log(name: &str) -> Vec<u8> {
+        use std::io::Read as _;
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        let raw = std::fs::read(&path).expect("read log");
+        if !raw.starts_with(&[0x1f, 0x8b]) {
+            return raw;
+        }
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(raw.as_slice())
+            .take(8 << 20)
+            .read_to_end(&mut out)
+            .expect("gunzip");
+        out
+    }
+
+    #[test]
+    fn fast_paths_read_like_the_general_one() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/logs/text");
+        let mut logs: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".log") || n.ends_with(".txt") || n.ends_with(".gz"))
+            .map(|n| {
+                let bytes = test_log(&format!("tests/data/logs/text/{n}"));
+                (n, bytes)
+            })
+            .collect();
+        for p in ["basic", "cxx", "libuse"] {
+            let name = format!("tests/data/match/{p}/baseline.txt");
+            let bytes = test_log(&name);
+            logs.push((name, bytes));
+        }
+        // Variants: CRLF line ends; lines dropped, doubled and cut (a fixed seed); an
+        // error and a block at and past their length limits.
+        let mut variants = Vec::new();
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for (name, bytes) in &logs {
+            let crlf: Vec<u8> = bytes
+                .split_inclusive(|b| *b == b'\n')
+                .flat_map(|l| match l.strip_suffix(b"\n") {
+                    Some(l) => [l, b"\r\n"].concat(),
+                    None => l.to_vec(),
+                })
+                .collect();
+            variants.push((format!("{name} (CRLF)"), crlf));
+            let mut damaged = Vec::new();
+            for l in bytes.split_inclusive(|b| *b == b'\n') {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                match seed % 40 {
+                    0 => {}
+                    1 => damaged.extend_from_slice(&[l, l].concat()),
+                    2 => damaged.extend_from_slice(&l[..l.len() / 2]),
+                    _ => damaged.extend_from_slice(l),
+                }
+            }
+            variants.push((format!("{name} (damaged)"), damaged));
+        }
+        for frames in [
+            MAX_ERROR_LINES - 2,
+            MAX_ERROR_LINES - 1,
+            MAX_ERROR_LINES + 3,
+        ] {
+            let mut log = String::from("==7== Invalid read of size 4\n");
+            for i in 0..frames {
+                log.push_str(&format!("==7==    by 0x{i:X}: f (a.c:{i})\n"));
+            }
+            log.push_str("==7== \n{\n   x\n   Memcheck:Addr4\n");
+            for i in 0..frames / 2 {
+                log.push_str(&format!("   fun:f{i}\n"));
+            }
+            log.push_str("}\n");
+            variants.push((format!("{frames} frames"), log.into_bytes()));
+        }
+        logs.extend(variants);
+        let mut fast_total = 0;
+        for (name, bytes) in &logs {
+            let (general, none) = read_by(bytes, false);
+            assert_eq!(none, 0);
+            let (fast, n) = read_by(bytes, true);
+            fast_total += n;
+            assert_eq!(fast.len(), general.len(), "{name}: item count");
+            for (i, (f, g)) in fast.iter().zip(&general).enumerate() {
+                assert_eq!(f, g, "{name}: item {i}");
+            }
+        }
+        // Not vacuous: most lines of the big logs took a fast path.
+        let leaky = test_log("tests/data/logs/text/leaky-ext.txt.gz");
+        let lines = leaky.iter().filter(|b| **b == b'\n').count();
+        let (_, fast) = read_by(&leaky, true);
+        assert!(fast * 10 > lines * 8, "{fast} of {lines} lines");
+        assert!(fast_total > fast);
     }
 }
