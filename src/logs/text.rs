@@ -2256,14 +2256,28 @@ fn parse_u32(s: &[u8]) -> Option<u32> {
     u32::try_from(n).ok()
 }
 
+/// The value of each hex digit; 0xFF for other bytes (a table: frame addresses are parsed
+/// for every frame line).
+const HEX_VALUES: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// The value of a hex digit.
 fn hex_value(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
+    let v = HEX_VALUES[usize::from(c)];
+    (v != 0xFF).then_some(v)
 }
 
 /// `N[ (…)] bytes in M[ (…)] blocks are KIND in [new ]loss record i of n`.
@@ -2563,6 +2577,14 @@ mod tests {
         assert!(find_prefix(b"   fun:x86_64-linux--gnu").is_none());
         assert!(find_prefix(b"").is_none());
         assert!(find_prefix(b"=").is_none());
+    }
+
+    #[test]
+    fn hex_digits() {
+        for c in 0..=255u8 {
+            let want = (c as char).to_digit(16).map(|d| d as u8);
+            assert_eq!(hex_value(c), want, "{c:#x}");
+        }
     }
 
     #[test]
