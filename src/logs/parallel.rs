@@ -17,7 +17,8 @@
 //!
 //! Memory stays bounded: readers run at most a few chunks ahead of the consumer.
 //! [`ParallelTextReader::for_each_ref`] hands each chunk's items back to the thread that
-//! allocated them to be freed there, which is cheaper than iterating.
+//! allocated them, which reuses their stacks' storage for later errors and frees the rest:
+//! cheaper than iterating.
 //!
 //! One difference from the sequential reader: after an I/O error in the middle of the file,
 //! the items end with the last complete chunk before it, then the error (the sequential
@@ -332,9 +333,9 @@ impl ParallelTextReader {
 
     /// Calls `f` with every item in order, by reference (a read error as `Err`), and stops
     /// at the first `Err` that `f` returns. Faster than iterating: each batch of items goes
-    /// back to the thread that read it to be freed there, and freeing memory on the thread
-    /// that allocated it is much cheaper than on another one (an error is a few hundred
-    /// small allocations).
+    /// back to the thread that read it, which reuses the storage of their stacks and frees
+    /// the rest; freeing memory on the thread that allocated it is much cheaper than on
+    /// another one.
     ///
     /// # Errors
     /// What `f` returns.
