@@ -529,24 +529,30 @@ fn read_range(
 ) -> std::io::Result<()> {
     let mut reader = Window::new(&sh.file, from, to, &mut scratch.read, READ_BUF);
     let mut lines = LineSplitter::default();
-    let mut first = true;
-    loop {
-        let eof = lines.pump(&mut reader, |line, truncated| {
-            state.line(line, truncated);
-            if first {
-                first = false;
-                after_first(state);
-            }
-            // Most lines emit nothing: skip the drain's setup for them.
-            if !state.is_drained() {
-                state.drain_into(items);
-            }
-            !sh.cancel.load(Ordering::Relaxed)
-        })?;
-        if eof || sh.cancel.load(Ordering::Relaxed) {
+    // The first line alone: `after_first` sees the state right after it.
+    let mut seen = false;
+    let mut eof = lines.pump(&mut reader, |line, truncated| {
+        state.line(line, truncated);
+        seen = true;
+        false
+    })?;
+    if seen {
+        after_first(state);
+    }
+    // Then a read buffer at a time: what the lines emitted is moved out, and the cancel
+    // flag looked at, once per buffer rather than once per line.
+    while !eof {
+        state.drain_into(items);
+        if sh.cancel.load(Ordering::Relaxed) {
             return Ok(());
         }
+        eof = lines.pump(&mut reader, |line, truncated| {
+            state.line(line, truncated);
+            true
+        })?;
     }
+    state.drain_into(items);
+    Ok(())
 }
 
 /// The first sync line that starts in `[from, from + SYNC_WINDOW_CHUNKS chunks)`: its
