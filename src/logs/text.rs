@@ -3595,4 +3595,58 @@ host stacktrace:
         assert!(fast * 10 > lines * 8, "{fast} of {lines} lines");
         assert!(fast_total > fast);
     }
+
+    #[test]
+    fn spares_keep_the_storage_of_errors_handed_back() {
+        let log = "==7== Invalid read of size 4\n==7==    at 0x1: f (a.c:1)\n==7==    by 0x2: g (b.c:2)\n==7== \n{\n   x\n   Memcheck:Addr4\n   fun:f\n   fun:g\n}\n";
+        let mut items = read(&log.repeat(3));
+        items.push(LogItem::Warning {
+            line: 1,
+            message: "not an error".to_owned(),
+        });
+        items.push(LogItem::Error(ErrorRecord {
+            stack: Stack::with_capacity(Spares::MAX_KEPT_FRAMES + 1, 0),
+            ..ErrorRecord::default()
+        }));
+        let mut spares = Spares::default();
+        spares.recycle(&mut items);
+        assert!(items.is_empty());
+        // Three stacks and blocks kept, emptied, with their storage; the huge one is not.
+        assert_eq!((spares.stacks.len(), spares.frames.len()), (3, 3));
+        assert!(
+            spares
+                .stacks
+                .iter()
+                .all(|s| s.is_empty() && s.capacity().0 >= 2)
+        );
+        assert!(
+            spares
+                .frames
+                .iter()
+                .all(|g| g.is_empty() && g.capacity().1 >= 2)
+        );
+        // A state given them reads its next errors into them, without new stacks.
+        let mut st = State::new("log");
+        st.give_spares(spares);
+        st.line(b"==7== Invalid read of size 4", false);
+        assert_eq!(st.spares.stacks.len(), 2);
+        st.line(b"==7==    at 0x1: f (a.c:1)", false);
+        assert_eq!(
+            st.procs[0].cur.as_ref().map(|c| c.rec.stack.to_vec()),
+            Some(vec![Frame {
+                ip: Some(1),
+                fun: Some(b"f"),
+                file: Some(b"a.c"),
+                line: Some(1),
+                ..Frame::default()
+            }])
+        );
+        // Never more than MAX_KEPT.
+        let mut many = read(&log.repeat(Spares::MAX_KEPT + 5));
+        let mut spares = st.take_spares();
+        spares.recycle(&mut many);
+        assert_eq!(spares.stacks.len(), Spares::MAX_KEPT);
+        assert_eq!(spares.frames.len(), Spares::MAX_KEPT);
+        assert_eq!(st.take_spares().stacks.len(), 0, "taken out");
+    }
 }
