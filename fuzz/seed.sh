@@ -39,3 +39,11 @@ for f in "$pf"/*; do
   i=$((i + 1))
 done
 echo "seeded $(ls "$pf" | wc -l) parse_format and $(ls "$ld" | wc -l) loader inputs"
+
+# The logs target: small test logs (text and XML), each after a chunk-size byte.
+lg=$here/corpus/logs
+mkdir -p "$lg"
+for f in "$here"/../tests/data/logs/text/*.log "$here"/../tests/data/logs/xml/*.xml; do
+  [ -f "$f" ] || continue
+  { printf '\007'; head -c 6000 "$f"; } > "$lg/seed-$(basename "$f")"
+done

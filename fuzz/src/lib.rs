@@ -1,6 +1,7 @@
 //! Shared invariants for the `vgsupp` fuzz targets (see `README.md`).
 
 pub mod checks;
+pub mod log_checks;
 
 use vgsupp::supp::kinds::{Tool, Version};
 use vgsupp::supp::loader::LoadOptions;

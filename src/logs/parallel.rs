@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, Read};
 use std::os::unix::fs::FileExt as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -80,6 +80,9 @@ pub struct ParallelStats {
     pub reread: usize,
     /// Chunks with nothing of their own (no sync line; read by the chunk before).
     pub empty: usize,
+    /// Bytes read while looking for sync lines (each search reads forward once, so this
+    /// stays within a few times the log's size however rare sync lines are).
+    pub sync_bytes: u64,
 }
 
 /// Items of one chunk, with the reader thread that allocated them (`None`: this one).
@@ -125,6 +128,8 @@ struct Shared {
     /// How many chunks readers may run ahead of the consumer.
     window: usize,
     cancel: AtomicBool,
+    /// Bytes read while looking for sync lines ([`ParallelStats::sync_bytes`]).
+    sync_bytes: AtomicU64,
     /// Per reader thread: batches of items handed back to be freed there.
     spent: Vec<Mutex<Vec<Vec<LogItem>>>>,
 }
@@ -155,6 +160,7 @@ impl ParallelTextReader {
             wake: Condvar::new(),
             window: threads * 2 + 2,
             cancel: AtomicBool::new(false),
+            sync_bytes: AtomicU64::new(0),
             spent: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
         });
         // The first chunk is read here, before the threads start: its end state is the
@@ -177,8 +183,7 @@ impl ParallelTextReader {
                 Ok(handle) => workers.push(handle),
                 Err(e) => {
                     // Stop the threads already started before giving up.
-                    shared.cancel.store(true, Ordering::Relaxed);
-                    shared.wake.notify_all();
+                    shared.stop();
                     for w in workers {
                         let _ = w.join();
                     }
@@ -208,8 +213,11 @@ impl ParallelTextReader {
 
     /// How the chunks were read so far.
     #[must_use]
-    pub const fn stats(&self) -> ParallelStats {
-        self.stats
+    pub fn stats(&self) -> ParallelStats {
+        ParallelStats {
+            sync_bytes: self.shared.sync_bytes.load(Ordering::Relaxed),
+            ..self.stats
+        }
     }
 
     /// The result for chunk `k` and the thread that read it, waiting for it.
@@ -404,11 +412,23 @@ impl Iterator for ParallelTextReader {
 
 impl Drop for ParallelTextReader {
     fn drop(&mut self) {
-        self.shared.cancel.store(true, Ordering::Relaxed);
-        self.shared.wake.notify_all();
+        self.shared.stop();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+    }
+}
+
+impl Shared {
+    /// Tells the reader threads to stop. The flag is set under the lock the threads check
+    /// it under before they wait: set outside it, a thread could check it, then miss the
+    /// wake-up and wait forever (found by fuzzing: a hang when the reader was dropped
+    /// before every chunk had been claimed).
+    fn stop(&self) {
+        let claims = lock(&self.claims);
+        self.cancel.store(true, Ordering::Relaxed);
+        drop(claims);
+        self.wake.notify_all();
     }
 }
 
@@ -466,7 +486,8 @@ fn read_chunk(
     let start = if k == 0 {
         Some((0, 0))
     } else {
-        find_sync(sh, begin, scratch)?
+        let limit = begin.saturating_add(sh.chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
+        find_sync(sh, begin, limit, SyncFor::ThisChunk, scratch)?
     };
     let Some(start) = start else {
         return Ok(Chunk {
@@ -477,13 +498,12 @@ fn read_chunk(
             state: State::new(&sh.name),
         });
     };
-    let mut end = None;
-    for j in k + 1..sh.chunks {
-        if let Some(e) = find_sync(sh, j as u64 * sh.chunk, scratch)? {
-            end = Some(e);
-            break;
-        }
-    }
+    // The next chunk with a sync line of its own starts at the first sync line, after this
+    // chunk, that such a chunk's own search (a window of SYNC_WINDOW_CHUNKS) can see: one
+    // forward scan finds it. (Searching each later chunk's window in turn read the same
+    // bytes over and over: a long stretch without sync lines took quadratic time.)
+    let next = (k as u64 + 1).saturating_mul(sh.chunk);
+    let end = find_sync(sh, next, sh.len, SyncFor::NextChunk, scratch)?;
     let mut state = seed.clone();
     state.give_spares(std::mem::take(&mut scratch.spares));
     let mut items = scratch.batches.pop().unwrap_or_default();
@@ -555,31 +575,66 @@ fn read_range(
     Ok(())
 }
 
-/// The first sync line that starts in `[from, from + SYNC_WINDOW_CHUNKS chunks)`: its
-/// start and end (after its `\n`, or the end of the file).
-fn find_sync(sh: &Shared, from: u64, scratch: &mut Scratch) -> std::io::Result<Option<(u64, u64)>> {
-    if from >= sh.len {
+/// Which sync line [`find_sync`] looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SyncFor {
+    /// The first one in the window: where the chunk at `from` starts.
+    ThisChunk,
+    /// The first one that the window search of a chunk at or after `from` finds: where the
+    /// chunk before `from` ends. A chunk's search sees a sync line when the line before it
+    /// starts in the chunk or in the chunk's window, and the sync line starts in the
+    /// window; so the sync line must start within SYNC_WINDOW_CHUNKS chunks of the start
+    /// of the chunk holding the line before it.
+    NextChunk,
+}
+
+/// The first sync line (see [`SyncFor`]) that starts in `[from, limit)`, not counting the
+/// line at `from` (the line before it is not read): its start and end (after its `\n`, or
+/// the end of the file).
+fn find_sync(
+    sh: &Shared,
+    from: u64,
+    limit: u64,
+    what: SyncFor,
+    scratch: &mut Scratch,
+) -> std::io::Result<Option<(u64, u64)>> {
+    if from >= sh.len || from == 0 {
         return Ok(None);
     }
-    let limit = from.saturating_add(sh.chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
     // From the byte before `from`: a line that starts at `from` follows a `\n` there.
-    let mut pos = from - 1;
+    let first = from - 1;
+    let mut pos = first;
     let mut reader = Window::new(&sh.file, pos, sh.len, &mut scratch.sync, SYNC_BUF);
     let (_, n) = line_head(&mut reader)?;
     pos += n;
-    let mut prev: Option<Vec<u8>> = None;
+    // The line before, and where it starts.
+    let mut prev: Option<(Vec<u8>, u64)> = None;
+    let mut found = None;
     while pos < limit && pos < sh.len {
         let (head, n) = line_head(&mut reader)?;
         if n == 0 {
             break;
         }
-        if prev.as_deref().is_some_and(|p| is_sync_pair(p, &head)) {
-            return Ok(Some((pos, pos + n)));
+        if let Some((p, p_start)) = &prev
+            && is_sync_pair(p, &head)
+        {
+            let seen = match what {
+                SyncFor::ThisChunk => true,
+                SyncFor::NextChunk => {
+                    let chunk_start = p_start / sh.chunk * sh.chunk;
+                    pos < chunk_start.saturating_add(sh.chunk.saturating_mul(SYNC_WINDOW_CHUNKS))
+                }
+            };
+            if seen {
+                found = Some((pos, pos + n));
+                break;
+            }
         }
-        prev = Some(head);
+        prev = Some((head, pos));
         pos += n;
     }
-    Ok(None)
+    sh.sync_bytes.fetch_add(pos - first, Ordering::Relaxed);
+    Ok(found)
 }
 
 /// Reads one line: its first [`SYNC_HEAD`] bytes (without `\n`), and how many bytes it
@@ -917,6 +972,43 @@ mod tests {
             if seen == 100 { Err("enough") } else { Ok(()) }
         });
         assert_eq!((stop, seen), (Err("enough"), 100));
+    }
+
+    #[test]
+    fn dropping_a_reader_early_stops_its_threads() {
+        // Readers dropped after a few items, while their threads wait for the consumer to
+        // catch up: every drop must return (it used to hang now and then, when the stop
+        // flag was set between a thread's check and its wait).
+        let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 256 << 10);
+        let mut f = tempfile::tempfile().expect("tempfile");
+        f.write_all(&bytes).expect("write");
+        for round in 0..300 {
+            let file = f.try_clone().expect("clone");
+            let mut r = ParallelTextReader::new(file, "log", 3, 512).expect("open");
+            for _ in 0..round % 7 {
+                let _ = r.next();
+            }
+            drop(r);
+        }
+    }
+
+    #[test]
+    fn sync_lines_are_looked_for_in_one_pass() {
+        // Errors, then a long stretch of program output without a sync line: the chunks
+        // before it look past it once, not once per later chunk.
+        let mut log = String::new();
+        for i in 0..20 {
+            log.push_str(&format!(
+                "==7== Invalid read of size 4\n==7==    at 0x{i:X}: f (a.c:{i})\n==7== \n"
+            ));
+        }
+        for i in 0..20_000 {
+            log.push_str(&format!("program output {i}\n"));
+        }
+        let (items, stats) = parallel(log.as_bytes(), 2, 256);
+        assert_eq!(items, sequential(log.as_bytes()));
+        let len = log.len() as u64;
+        assert!(stats.sync_bytes <= 6 * len, "{stats:?} for {len} bytes");
     }
 
     #[test]

@@ -16,6 +16,9 @@ use vgsupp::supp::{self, LoadOptions, Tool, Version};
 #[path = "../../fuzz/src/checks.rs"]
 mod checks;
 
+#[path = "../../fuzz/src/log_checks.rs"]
+mod log_checks;
+
 use crate::common::{files_in, repo};
 
 fn prop(check: Result<(), String>) -> Result<(), TestCaseError> {
@@ -296,6 +299,76 @@ fn byte_soup() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Log-like text: lines of Valgrind's prefixes, messages, frames and suppression blocks
+/// in any order, with program output, CI time stamps, CRLF and binary bytes mixed in.
+fn log_soup() -> impl Strategy<Value = Vec<u8>> {
+    const LEADS: &[&str] = &[
+        "",
+        "",
+        "",
+        "==7== ",
+        "==7== ",
+        "==7== ",
+        "==8== ",
+        "--7-- ",
+        "**7** ",
+        "==7==",
+        "2024-05-01T10:00:00.1Z ==7== ",
+        "> ==7== ",
+        "==00:00:00:01.234 7== ",
+    ];
+    const BODIES: &[&str] = &[
+        "",
+        "Memcheck, a memory error detector",
+        "Helgrind, a thread error detector",
+        "Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info",
+        "Command: ./a.out",
+        "Parent PID: 1",
+        "Invalid read of size 4",
+        "Invalid free() / delete / delete[] / realloc()",
+        "Conditional jump or move depends on uninitialised value(s)",
+        "Syscall param write(buf) points to uninitialised byte(s)",
+        "8 bytes in 1 blocks are definitely lost in loss record 1 of 2",
+        "   at 0x4C2B955: malloc (vg_replace_malloc.c:711)",
+        "   by 0x1: f (a.c:1)",
+        "   by 0x2: g (in /lib/x.so)",
+        "   by 0x3: ???",
+        " Address 0x1 is 0 bytes after a block of size 4 alloc'd",
+        " Uninitialised value was created by a heap allocation",
+        "{",
+        "   <insert_a_suppression_name_here>",
+        "   Memcheck:Addr4",
+        "   Memcheck:Leak",
+        "   match-leak-kinds: definite",
+        "   fun:f",
+        "   obj:/lib/x.so",
+        "}",
+        "Thread 2:",
+        "HEAP SUMMARY:",
+        "ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)",
+        "used_suppression:      1 my rule x.supp:3",
+        "Reading suppressions file: /usr/libexec/valgrind/default.supp",
+        "Process terminating with default action of signal 11 (SIGSEGV)",
+        "valgrind: m_x.c:1 (f): Assertion 'x' failed.",
+        "program output",
+        "\u{0}\u{1}\u{fffd}",
+    ];
+    let line = (
+        prop::sample::select(LEADS),
+        prop::sample::select(BODIES),
+        prop::sample::select(&["\n", "\n", "\n", "\r\n"][..]),
+    )
+        .prop_map(|(l, b, e)| format!("{l}{b}{e}"));
+    (prop::collection::vec(line, 0..200), any::<bool>()).prop_map(|(lines, cut)| {
+        let mut bytes = lines.concat().into_bytes();
+        if cut {
+            // A log cut anywhere (Valgrind killed).
+            bytes.truncate(bytes.len() * 2 / 3);
+        }
+        bytes
+    })
+}
+
 fn options() -> impl Strategy<Value = LoadOptions> {
     (
         prop::sample::select(Tool::ALL.to_vec()),
@@ -362,6 +435,16 @@ proptest! {
         prop(checks::check_same_load(&src, &out, opts))?;
     }
 
+    /// The log readers never fail on bytes in memory, keep line numbers in the log, and
+    /// the parallel reader gives exactly the sequential reader's items for any chunk size.
+    #[test]
+    fn log_readers_hold_their_invariants(
+        log in prop_oneof![3 => log_soup(), 1 => byte_soup()],
+        chunk in 1u64..400,
+    ) {
+        prop(log_checks::check_logs(&log, chunk))?;
+    }
+
     /// The strict loader is the recovering loader cut at its verdict, and both are sane.
     #[test]
     fn loader_strict_matches_recovering(
@@ -384,6 +467,24 @@ fn regression_files() -> Vec<std::path::PathBuf> {
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "supp"))
         .collect()
+}
+
+/// Inputs the `logs` fuzz target found (its first byte picks the chunk size).
+#[test]
+fn log_fuzz_regressions() {
+    let dir = repo("tests/data/fuzz-regressions/logs");
+    let files = files_in(&dir, &[]);
+    assert!(!files.is_empty(), "no log regressions in {}", dir.display());
+    for path in files {
+        let data = std::fs::read(&path).expect("read regression");
+        let (chunk, log) = match data.split_first() {
+            Some((c, rest)) => (1 + u64::from(*c % 128), rest),
+            None => (1, &data[..]),
+        };
+        if let Err(e) = log_checks::check_logs(log, chunk) {
+            panic!("{}: {e}", name_of(&path));
+        }
+    }
 }
 
 fn name_of(path: &Path) -> String {

@@ -1,0 +1,86 @@
+//! Invariants of the log readers, for any bytes.
+//!
+//! Shared, like `checks.rs`, by the `logs` fuzz target and the property tests
+//! (`tests/cli/properties.rs` includes this file with `#[path]`). Checks return `Err` rather
+//! than panicking, so that proptest can shrink a failure.
+
+use std::io::Write as _;
+
+use vgsupp::logs::LogItem;
+use vgsupp::logs::parallel::ParallelTextReader;
+use vgsupp::logs::text::TextReader;
+use vgsupp::logs::xml::XmlReader;
+
+/// The result of a check: `Err` says what broke.
+pub type LogCheck = Result<(), String>;
+
+/// Reads `data` as a text log, sequentially and on two threads with `chunk`-byte chunks,
+/// and as an XML log. Nothing panics or fails (the bytes are in memory or in a temporary
+/// file), every line number lies within the log, every stack and block can be walked, and
+/// the parallel reader gives exactly the sequential reader's items.
+pub fn check_logs(data: &[u8], chunk: u64) -> LogCheck {
+    // Lines, counting a last one without `\n`; line numbers are 1-based.
+    let lines = data.split(|b| *b == b'\n').count() as u64;
+    let text: Vec<LogItem> = TextReader::new(data)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("text reader failed in memory: {e}"))?;
+    for item in &text {
+        check_item(item, lines).map_err(|e| format!("text: {e}"))?;
+    }
+
+    let mut file = tempfile::tempfile().map_err(|e| format!("tempfile: {e}"))?;
+    file.write_all(data)
+        .map_err(|e| format!("writing the tempfile: {e}"))?;
+    let parallel: Vec<LogItem> = ParallelTextReader::new(file, "log", 2, chunk)
+        .map_err(|e| format!("parallel reader did not open: {e}"))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("parallel reader failed: {e}"))?;
+    if parallel != text {
+        let at = parallel
+            .iter()
+            .zip(&text)
+            .position(|(p, t)| p != t)
+            .unwrap_or(parallel.len().min(text.len()));
+        return Err(format!(
+            "chunks of {chunk} bytes: the parallel reader's items differ from item {at} \
+             ({} items against {}):\nparallel: {:?}\nsequential: {:?}",
+            parallel.len(),
+            text.len(),
+            parallel.get(at),
+            text.get(at)
+        ));
+    }
+
+    let xml: Vec<LogItem> = XmlReader::new(data)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("XML reader failed in memory: {e}"))?;
+    for item in &xml {
+        check_item(item, lines).map_err(|e| format!("xml: {e}"))?;
+    }
+    Ok(())
+}
+
+fn check_item(item: &LogItem, lines: u64) -> LogCheck {
+    let line = match item {
+        LogItem::Error(e) => {
+            let stacks = std::iter::once(&e.stack).chain(e.aux.iter().map(|a| &a.stack));
+            for s in stacks {
+                if s.iter().count() != s.len() || s.iter().rev().count() != s.len() {
+                    return Err(format!("a stack of {} frames does not walk", s.len()));
+                }
+            }
+            if let Some(g) = &e.suppression
+                && g.frames.iter().count() != g.frames.len()
+            {
+                return Err("a block's frames do not walk".to_owned());
+            }
+            e.line
+        }
+        LogItem::Warning { line, .. } | LogItem::Fatal { line, .. } => *line,
+        _ => return Ok(()),
+    };
+    if line > lines + 1 {
+        return Err(format!("line {line} of a log of {lines} lines: {item:?}"));
+    }
+    Ok(())
+}
