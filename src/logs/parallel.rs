@@ -1008,7 +1008,7 @@ mod tests {
         let (items, stats) = parallel(log.as_bytes(), 2, 256);
         assert_eq!(items, sequential(log.as_bytes()));
         let len = log.len() as u64;
-        assert!(stats.sync_bytes <= 6 * len, "{stats:?} for {len} bytes");
+        assert!(stats.sync_bytes <= 2 * len, "{stats:?} for {len} bytes");
     }
 
     #[test]
