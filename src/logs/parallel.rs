@@ -132,6 +132,10 @@ struct Shared {
     sync_bytes: AtomicU64,
     /// Per reader thread: batches of items handed back to be freed there.
     spent: Vec<Mutex<Vec<Vec<LogItem>>>>,
+    /// Tests: a reader thread about to wait for the consumer first pauses (holding the
+    /// lock), which widens the window in which a stop could be missed.
+    #[cfg(test)]
+    pause_before_wait: AtomicBool,
 }
 
 impl ParallelTextReader {
@@ -162,6 +166,8 @@ impl ParallelTextReader {
             cancel: AtomicBool::new(false),
             sync_bytes: AtomicU64::new(0),
             spent: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
+            #[cfg(test)]
+            pause_before_wait: AtomicBool::new(false),
         });
         // The first chunk is read here, before the threads start: its end state is the
         // first guess of the state of later chunks (it holds the preambles).
@@ -461,6 +467,10 @@ fn work(sh: &Shared, id: usize, tx: &Sender<(usize, Option<usize>, std::io::Resu
             if c.0 < c.1 + sh.window {
                 c.0 += 1;
                 break c.0 - 1;
+            }
+            #[cfg(test)]
+            if sh.pause_before_wait.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
             // Woken when the consumer takes a chunk (and maybe hands a batch back).
             drop(sh.wake.wait(c).unwrap_or_else(PoisonError::into_inner));
@@ -977,19 +987,34 @@ mod tests {
     #[test]
     fn dropping_a_reader_early_stops_its_threads() {
         // Readers dropped after a few items, while their threads wait for the consumer to
-        // catch up: every drop must return (it used to hang now and then, when the stop
-        // flag was set between a thread's check and its wait).
+        // catch up: every drop must return. It used to hang when the stop flag was set
+        // between a thread's check and its wait; the threads here pause at that point.
         let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 256 << 10);
         let mut f = tempfile::tempfile().expect("tempfile");
         f.write_all(&bytes).expect("write");
-        for round in 0..300 {
-            let file = f.try_clone().expect("clone");
-            let mut r = ParallelTextReader::new(file, "log", 3, 512).expect("open");
-            for _ in 0..round % 7 {
-                let _ = r.next();
+        let (done_tx, done_rx) = channel();
+        std::thread::spawn(move || {
+            for round in 0..20 {
+                let file = f.try_clone().expect("clone");
+                let mut r = ParallelTextReader::new(file, "log", 3, 512).expect("open");
+                r.shared
+                    .pause_before_wait
+                    .store(round % 2 == 0, Ordering::Relaxed);
+                for _ in 0..round % 7 {
+                    let _ = r.next();
+                }
+                // Let the threads fill the window and reach their wait.
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                drop(r);
             }
-            drop(r);
-        }
+            let _ = done_tx.send(());
+        });
+        assert!(
+            done_rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .is_ok(),
+            "dropping a reader hung"
+        );
     }
 
     #[test]
