@@ -2,6 +2,7 @@
 //! Readers stream: memory is bounded by one error, not by the log.
 
 pub mod detect;
+mod newlines;
 #[cfg(unix)]
 pub mod parallel;
 pub mod record;

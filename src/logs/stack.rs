@@ -28,6 +28,37 @@ impl Span {
         start: u32::MAX,
         len: 0,
     };
+
+    /// `start..end` of a text of at most `NAMES_LIMIT` bytes.
+    #[allow(clippy::cast_possible_truncation)] // callers' texts are shorter than u32::MAX
+    pub(crate) fn of(start: usize, end: usize) -> Self {
+        debug_assert!(start <= end && end <= NAMES_LIMIT);
+        Self {
+            start: start as u32,
+            len: (end - start) as u32,
+        }
+    }
+
+    /// This span moved `by` bytes further into a buffer (no name stays no name).
+    fn shifted(self, by: u32) -> Self {
+        if self.start == u32::MAX {
+            return self;
+        }
+        Self {
+            start: self.start + by,
+            len: self.len,
+        }
+    }
+
+    /// The part of `text` at this span.
+    #[cfg(test)]
+    pub(crate) fn of_text(self, text: &[u8]) -> Option<&[u8]> {
+        if self.start == u32::MAX {
+            return None;
+        }
+        let start = self.start as usize;
+        text.get(start..start + self.len as usize)
+    }
 }
 
 /// The most bytes of names a sequence holds: spans end below `u32::MAX`, which marks "no
@@ -317,6 +348,73 @@ pub struct FrameSlot {
 
 impl sealed::Sealed for FrameSlot {}
 
+/// A frame as the parts of one text (a text log's `fn (file:line)`): offsets into it, so
+/// that [`Stack::push_parts`] copies the text once rather than each name apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FrameParts {
+    pub(crate) ip: Option<u64>,
+    pub(crate) line: Option<u32>,
+    pub(crate) fun: Span,
+    pub(crate) obj: Span,
+    pub(crate) dir: Span,
+    pub(crate) file: Span,
+}
+
+impl FrameParts {
+    /// A frame at `ip` with no names.
+    pub(crate) const fn new(ip: Option<u64>) -> Self {
+        Self {
+            ip,
+            line: None,
+            fun: Span::NONE,
+            obj: Span::NONE,
+            dir: Span::NONE,
+            file: Span::NONE,
+        }
+    }
+
+    /// The frame, its names read from `text`.
+    #[cfg(test)]
+    pub(crate) fn view(self, text: &[u8]) -> Frame<'_> {
+        Frame {
+            ip: self.ip,
+            fun: self.fun.of_text(text),
+            obj: self.obj.of_text(text),
+            dir: self.dir.of_text(text),
+            file: self.file.of_text(text),
+            line: self.line,
+        }
+    }
+}
+
+impl Stack {
+    /// Appends the frame whose names are the `parts` of `text` (which must lie within
+    /// it), copying `text` once.
+    ///
+    /// # Errors
+    /// [`StackFull`] when the text does not fit; the stack is then unchanged.
+    #[inline]
+    pub(crate) fn push_parts(&mut self, text: &[u8], parts: &FrameParts) -> Result<(), StackFull> {
+        let base = self.names.bytes.len();
+        let end = base.checked_add(text.len()).ok_or(StackFull)?;
+        if end > self.names.limit.min(NAMES_LIMIT) {
+            return Err(StackFull);
+        }
+        self.names.bytes.extend_from_slice(text);
+        #[allow(clippy::cast_possible_truncation)] // end is checked above
+        let by = base as u32;
+        self.slots.push(FrameSlot {
+            ip: parts.ip,
+            line: parts.line,
+            fun: parts.fun.shifted(by),
+            obj: parts.obj.shifted(by),
+            dir: parts.dir.shifted(by),
+            file: parts.file.shifted(by),
+        });
+        Ok(())
+    }
+}
+
 impl Slot for FrameSlot {
     type View<'a> = Frame<'a>;
 
@@ -494,5 +592,56 @@ mod tests {
         assert_eq!(s.push(frame(Some("z"), None, None)), Err(StackFull));
         assert_eq!(s.len(), 3);
         assert_eq!(Names::default().get(Span::NONE), None);
+    }
+
+    #[test]
+    fn frames_pushed_as_parts_of_a_text_come_back_as_its_parts() {
+        let text = b"ns::f(int) (src/a.c:12)";
+        let parts = FrameParts {
+            line: Some(12),
+            fun: Span::of(0, 10),
+            dir: Span::of(12, 15),
+            file: Span::of(12, 19),
+            ..FrameParts::new(Some(0x10))
+        };
+        let mut s = Stack::new();
+        s.push(frame(Some("main"), None, None)).expect("fits");
+        s.push_parts(text, &parts).expect("fits");
+        s.push_parts(b"???", &FrameParts::new(None)).expect("fits");
+        let want = Frame {
+            ip: Some(0x10),
+            fun: Some(b"ns::f(int)"),
+            dir: Some(b"src"),
+            file: Some(b"src/a.c"),
+            line: Some(12),
+            obj: None,
+        };
+        assert_eq!(parts.view(text), want);
+        assert_eq!(s.get(1), Some(want));
+        assert_eq!(s.get(2), Some(Frame::default()));
+        // Equal to the same frames pushed name by name.
+        let mut t = Stack::new();
+        for f in s.iter() {
+            t.push(f).expect("fits");
+        }
+        assert_eq!(s, t);
+    }
+
+    #[test]
+    fn a_text_past_the_limit_is_refused_without_changing_the_stack() {
+        let mut s = Stack::new();
+        s.names.limit = 8;
+        s.push_parts(b"abcde", &FrameParts::new(None))
+            .expect("fits");
+        let before = s.clone();
+        assert_eq!(
+            s.push_parts(b"abcd", &FrameParts::new(None)),
+            Err(StackFull)
+        );
+        assert_eq!(s, before);
+        assert_eq!(s.names_len(), 5);
+        s.push_parts(b"abc", &FrameParts::new(None))
+            .expect("exactly fills it");
+        assert_eq!(s.len(), 2);
     }
 }

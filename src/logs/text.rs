@@ -42,10 +42,12 @@ use std::io::BufRead;
 
 use memchr::{memchr, memchr3, memrchr};
 
+use super::newlines::Newlines;
 use super::record::{
-    AuxStack, ErrorRecord, ErrorSummary, Frame, GenFrame, GenFrames, GenSuppression, LogItem,
-    LossRecord, Preamble, ReadError, Stack, UsedSuppression,
+    AuxStack, ErrorRecord, ErrorSummary, GenFrame, GenFrames, GenSuppression, LogItem, LossRecord,
+    Preamble, ReadError, Stack, UsedSuppression,
 };
+use super::stack::{FrameParts, Span, StackFull};
 use crate::supp::kinds::Tool;
 use crate::supp::model::LeakKind;
 
@@ -147,7 +149,8 @@ impl LineSplitter {
                 }
                 return Ok(true);
             }
-            let Some(first) = memchr(b'\n', avail) else {
+            let mut ends = Newlines::new(avail);
+            let Some(first) = ends.next() else {
                 let n = avail.len();
                 push_capped(&mut self.partial, avail, &mut self.partial_truncated);
                 reader.consume(n);
@@ -171,12 +174,12 @@ impl LineSplitter {
             };
             // Whole lines in this buffer, without going back to the reader for each.
             while more {
-                let Some(k) = memchr(b'\n', &avail[used..]) else {
+                let Some(end) = ends.next() else {
                     break;
                 };
-                let (line, truncated) = cap(&avail[used..used + k]);
+                let (line, truncated) = cap(&avail[used..end]);
                 more = on_line(line, truncated);
-                used += k + 1;
+                used = end + 1;
             }
             reader.consume(used);
             return Ok(false);
@@ -557,14 +560,14 @@ impl State {
             return false;
         }
         let t = trim_end(&raw[n..]);
-        let Some(f) = parse_frame(t) else {
+        let Some((ip, what)) = frame_text(t) else {
             return false;
         };
         self.line_no += 1;
         if let Some(cur) = self.procs[i].cur.as_mut() {
             cur.lines += 1;
         }
-        self.push_frame(i, f);
+        self.push_frame(i, ip, what);
         true
     }
 
@@ -1187,8 +1190,8 @@ impl State {
         let h = Header::new(kind);
         self.start_error(i, line, &text, h);
         self.procs[i].cand = text;
-        if let Some(f) = parse_frame(frame) {
-            self.push_frame(i, f);
+        if let Some((ip, what)) = frame_text(frame) {
+            self.push_frame(i, ip, what);
         }
     }
 
@@ -1209,24 +1212,25 @@ impl State {
 
     /// Reads `t` into the process's error if it is a frame line.
     fn frame_line(&mut self, i: usize, t: &[u8]) -> bool {
-        let Some(f) = parse_frame(t) else {
+        let Some((ip, what)) = frame_text(t) else {
             return false;
         };
-        self.push_frame(i, f);
+        self.push_frame(i, ip, what);
         true
     }
 
     /// Adds a frame to the stack the process's error is reading (its own, or the last aux
     /// stack once its own has frames).
-    fn push_frame(&mut self, i: usize, f: Frame<'_>) {
+    fn push_frame(&mut self, i: usize, ip: Option<u64>, what: &[u8]) {
         let Some(cur) = self.procs[i].cur.as_mut() else {
             return;
         };
         let rec = &mut cur.rec;
-        let pushed = match rec.aux.last_mut() {
-            Some(a) if !rec.stack.is_empty() => a.stack.push(f),
-            _ => rec.stack.push(f),
+        let stack = match rec.aux.last_mut() {
+            Some(a) if !rec.stack.is_empty() => &mut a.stack,
+            _ => &mut rec.stack,
         };
+        let pushed = push_described(stack, ip, what);
         if pushed.is_err() {
             self.drop_incomplete(i, "its names exceed 4 GiB");
             self.procs[i].phase = Phase::SkipStack;
@@ -2098,9 +2102,9 @@ fn is_frame(t: &[u8]) -> bool {
     s.len() < t.len() && (s.starts_with(b"at 0x") || s.starts_with(b"by 0x"))
 }
 
-/// Parses a frame line (`VG_(describe_IP)`): `at 0xADDR: WHAT`, WHAT read from the right.
-/// The frame borrows its names from `t`.
-fn parse_frame(t: &[u8]) -> Option<Frame<'_>> {
+/// Reads a frame line (`VG_(describe_IP)`): `at 0xADDR: WHAT` gives the address and WHAT
+/// (a part of `t`, which [`describe`] reads from the right).
+fn frame_text(t: &[u8]) -> Option<(Option<u64>, &[u8])> {
     let s = trim_start(t);
     let rest = match s {
         [b'a', b't', b' ', b'0', b'x', rest @ ..] | [b'b', b'y', b' ', b'0', b'x', rest @ ..] => {
@@ -2124,43 +2128,102 @@ fn parse_frame(t: &[u8]) -> Option<Frame<'_>> {
         (colon, parse_hex(&rest[..colon]))
     };
     let what = &rest[colon + 1..];
-    let what = what.strip_prefix(b" ").unwrap_or(what);
-    Some(describe(ip, trim(what)))
+    Some((ip, trim(what.strip_prefix(b" ").unwrap_or(what))))
 }
 
-/// The frame at `ip` whose text is `w`: `fn (file:line)`, `fn (in obj)`, `???`, …
-fn describe(ip: Option<u64>, w: &[u8]) -> Frame<'_> {
-    let mut f = Frame {
-        ip,
-        ..Frame::default()
-    };
+/// Appends the frame at `ip` described by `what` to `stack`, copying `what` once. One
+/// function from the description to the stored slot: the parts stay in registers.
+#[inline(never)]
+fn push_described(stack: &mut Stack, ip: Option<u64>, what: &[u8]) -> Result<(), StackFull> {
+    stack.push_parts(what, &describe(ip, what))
+}
+
+/// The frame at `ip` whose text is `w` (`fn (file:line)`, `fn (in obj)`, `???`, …), as
+/// parts of `w`.
+#[inline]
+fn describe(ip: Option<u64>, w: &[u8]) -> FrameParts {
+    let mut f = FrameParts::new(ip);
     if w == b"???" {
         return f;
     }
-    if w.last() == Some(&b')')
-        && let Some(Parens { open, colon, slash }) = location_parens(w)
-        && open >= 1
-        && w[open - 1] == b' '
-    {
-        let inner = &w[open + 1..w.len() - 1];
-        let fun = &w[..open - 1];
-        if let Some(obj) = inner.strip_prefix(b"in ") {
-            f.obj = Some(obj);
-            f.fun = (fun != b"???").then_some(fun);
-            return f;
-        }
-        if let Some(c) = colon
-            && let Some(line) = parse_u32(&w[c + 1..w.len() - 1])
+    let n = w.len();
+    if w.last() == Some(&b')') {
+        let found = file_line_parens(w).or_else(|| {
+            let p = location_parens(w)?;
+            let line = p.colon.and_then(|c| parse_u32(&w[c + 1..n - 1]));
+            Some((p, line))
+        });
+        if let Some((Parens { open, colon, slash }, line)) = found
+            && open >= 1
+            && w[open - 1] == b' '
         {
-            f.file = Some(&w[open + 1..c]);
-            f.dir = slash.map(|s| &w[open + 1..s]);
-            f.line = Some(line);
-            f.fun = (fun != b"???").then_some(fun);
-            return f;
+            let fun = (&w[..open - 1] != b"???").then(|| Span::of(0, open - 1));
+            if w[open + 1..n - 1].starts_with(b"in ") {
+                f.obj = Span::of(open + 4, n - 1);
+                f.fun = fun.unwrap_or(f.fun);
+                return f;
+            }
+            if let Some(c) = colon
+                && let Some(line) = line
+            {
+                f.file = Span::of(open + 1, c);
+                if let Some(s) = slash {
+                    f.dir = Span::of(open + 1, s);
+                }
+                f.line = Some(line);
+                f.fun = fun.unwrap_or(f.fun);
+                return f;
+            }
         }
     }
-    f.fun = Some(w);
+    f.fun = Span::of(0, n);
     f
+}
+
+/// [`location_parens`] and the line number for the usual `… (file.c:123)`, read in one
+/// backward pass that parses the digits on the way; `None` for any other form (the
+/// general search then decides).
+fn file_line_parens(w: &[u8]) -> Option<(Parens, Option<u32>)> {
+    let close = w.len().checked_sub(1)?;
+    // At most 9 digits: they always fit a u32 (longer numbers take the general path).
+    let mut i = close;
+    let mut line = 0u32;
+    let mut scale = 1u32;
+    while i > 0 && close - i < 9 {
+        let d = w[i - 1].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        line += u32::from(d) * scale;
+        scale = scale.wrapping_mul(10);
+        i -= 1;
+    }
+    if i == close || i == 0 || w[i - 1] != b':' {
+        return None;
+    }
+    let colon = i - 1;
+    let mut slash = None;
+    let mut j = colon;
+    while j > 0 {
+        j -= 1;
+        if !PARENS_STOPS[usize::from(w[j])] {
+            continue;
+        }
+        match w[j] {
+            b'(' => {
+                let parens = Parens {
+                    open: j,
+                    colon: Some(colon),
+                    slash,
+                };
+                return Some((parens, Some(line)));
+            }
+            b')' => return None,
+            b'/' if slash.is_none() => slash = Some(j),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Bytes that [`location_parens`] stops at.
@@ -2530,6 +2593,13 @@ fn is_garbage(raw: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logs::Frame;
+
+    /// A frame line as the reader stores it.
+    fn parse_frame(t: &[u8]) -> Option<Frame<'_>> {
+        let (ip, what) = frame_text(t)?;
+        Some(describe(ip, what).view(what))
+    }
 
     fn read(log: &str) -> Vec<LogItem> {
         read_bytes(log.as_bytes())
@@ -2577,6 +2647,44 @@ mod tests {
         assert!(find_prefix(b"   fun:x86_64-linux--gnu").is_none());
         assert!(find_prefix(b"").is_none());
         assert!(find_prefix(b"=").is_none());
+    }
+
+    #[test]
+    fn file_line_parens_agrees_with_the_general_search() {
+        // Every string of up to 7 bytes over the bytes that matter, ending in `)`.
+        let alphabet = b"():/ 0a9";
+        let mut checked = 0;
+        for len in 0..7u32 {
+            for mut code in 0..8usize.pow(len) {
+                let mut w: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let c = alphabet[code % 8];
+                        code /= 8;
+                        c
+                    })
+                    .collect();
+                w.push(b')');
+                if let Some((p, line)) = file_line_parens(&w) {
+                    let general = location_parens(&w).expect("the general search finds it");
+                    let n = w.len();
+                    let general_line = general.colon.and_then(|c| parse_u32(&w[c + 1..n - 1]));
+                    assert_eq!((&p, line), (&general, general_line), "{:?}", lossy(&w));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        // Long line numbers: up to 9 digits here, longer ones (leading zeros) in general.
+        let nine = b"f (a.c:123456789)";
+        assert_eq!(
+            file_line_parens(nine).map(|(_, l)| l),
+            Some(Some(123_456_789))
+        );
+        assert_eq!(file_line_parens(b"f (a.c:0123456789)"), None);
+        let f = parse_frame(b"   by 0x1: f (a.c:00000000042)").expect("f");
+        assert_eq!((f.file, f.line), (Some(&b"a.c"[..]), Some(42)));
+        let f = parse_frame(b"   by 0x1: f (a.c:4294967296)").expect("f");
+        assert_eq!((f.fun, f.line), (Some(&b"f (a.c:4294967296)"[..]), None));
     }
 
     #[test]
