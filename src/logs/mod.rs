@@ -2,10 +2,10 @@
 //! Readers stream: memory is bounded by one error, not by the log.
 
 pub mod detect;
-mod newlines;
 #[cfg(unix)]
 pub mod parallel;
 pub mod record;
+mod scan;
 pub mod stack;
 pub mod text;
 pub mod xml;

@@ -42,11 +42,11 @@ use std::io::BufRead;
 
 use memchr::{memchr, memchr3, memrchr};
 
-use super::newlines::Newlines;
 use super::record::{
     AuxStack, ErrorRecord, ErrorSummary, GenFrame, GenFrames, GenSuppression, LogItem, LossRecord,
     Preamble, ReadError, Stack, UsedSuppression,
 };
+use super::scan::{Newlines, last_paren};
 use super::stack::{FrameParts, Span, StackFull};
 use crate::supp::kinds::Tool;
 use crate::supp::model::LeakKind;
@@ -2202,39 +2202,18 @@ fn file_line_parens(w: &[u8]) -> Option<(Parens, Option<u32>)> {
         return None;
     }
     let colon = i - 1;
-    let mut slash = None;
-    let mut j = colon;
-    while j > 0 {
-        j -= 1;
-        if !PARENS_STOPS[usize::from(w[j])] {
-            continue;
+    match last_paren(w, colon) {
+        (Some(open), slash) if w[open] == b'(' => {
+            let parens = Parens {
+                open,
+                colon: Some(colon),
+                slash,
+            };
+            Some((parens, Some(line)))
         }
-        match w[j] {
-            b'(' => {
-                let parens = Parens {
-                    open: j,
-                    colon: Some(colon),
-                    slash,
-                };
-                return Some((parens, Some(line)));
-            }
-            b')' => return None,
-            b'/' if slash.is_none() => slash = Some(j),
-            _ => {}
-        }
+        _ => None,
     }
-    None
 }
-
-/// Bytes that [`location_parens`] stops at.
-const PARENS_STOPS: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'(' as usize] = true;
-    t[b')' as usize] = true;
-    t[b':' as usize] = true;
-    t[b'/' as usize] = true;
-    t
-};
 
 /// Where the parts of a frame's final `(…)` are.
 #[derive(Debug, PartialEq, Eq)]
@@ -2250,30 +2229,16 @@ struct Parens {
 /// For a `w` that ends in `)`: where the matching `(`, the last `:` inside and the last
 /// `/` before that `:` are.
 fn location_parens(w: &[u8]) -> Option<Parens> {
-    // Usually one short backward pass (`(file.c:12)`, `(in /path/lib.so)`) finds them,
-    // with no other parenthesis inside. A table lookup per byte keeps the loop to one
-    // well-predicted branch.
+    // Usually the last parenthesis before the final `)` is the `(` that opens it
+    // (`(file.c:12)`, `(in /path/lib.so)`): no other parenthesis inside.
     let inner_end = w.len().checked_sub(1)?;
-    let (mut colon, mut slash) = (None, None);
-    let mut i = inner_end;
-    while i > 0 {
-        i -= 1;
-        if !PARENS_STOPS[usize::from(w[i])] {
-            continue;
-        }
-        match w[i] {
-            b'(' => {
-                return Some(Parens {
-                    open: i,
-                    colon,
-                    slash,
-                });
-            }
-            b')' => break,
-            b':' if colon.is_none() => colon = Some(i),
-            b'/' if colon.is_some() && slash.is_none() => slash = Some(i),
-            _ => {}
-        }
+    if let (Some(open), _) = last_paren(w, inner_end)
+        && w[open] == b'('
+    {
+        let inner = open + 1;
+        let colon = memrchr(b':', &w[inner..inner_end]).map(|c| inner + c);
+        let slash = colon.and_then(|c| memrchr(b'/', &w[inner..c]).map(|s| inner + s));
+        return Some(Parens { open, colon, slash });
     }
     // Nested parentheses (`(in /opt/My App (x86)/lib.so)`): count them.
     let mut depth = 0usize;
@@ -2485,8 +2450,13 @@ fn trim_end(s: &[u8]) -> &[u8] {
     &s[..s.len() - n]
 }
 
+#[inline]
 fn trim(s: &[u8]) -> &[u8] {
-    trim_end(trim_start(s))
+    // Most texts trimmed have nothing to trim.
+    match (s.first(), s.last()) {
+        (Some(a), Some(z)) if !a.is_ascii_whitespace() && !z.is_ascii_whitespace() => s,
+        _ => trim_end(trim_start(s)),
+    }
 }
 
 fn trim_start_byte(s: &[u8], b: u8) -> &[u8] {
@@ -2649,6 +2619,46 @@ mod tests {
         assert!(find_prefix(b"=").is_none());
     }
 
+    /// [`location_parens`] as first written: one backward pass a byte at a time, then a
+    /// count of nested parentheses.
+    fn location_parens_slowly(w: &[u8]) -> Option<Parens> {
+        let inner_end = w.len().checked_sub(1)?;
+        let (mut colon, mut slash) = (None, None);
+        for i in (0..inner_end).rev() {
+            match w[i] {
+                b'(' => {
+                    return Some(Parens {
+                        open: i,
+                        colon,
+                        slash,
+                    });
+                }
+                b')' => break,
+                b':' if colon.is_none() => colon = Some(i),
+                b'/' if colon.is_some() && slash.is_none() => slash = Some(i),
+                _ => {}
+            }
+        }
+        let mut depth = 0usize;
+        for (i, &c) in w.iter().enumerate().rev() {
+            if c == b')' {
+                depth += 1;
+            } else if c == b'(' {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    let colon = (i + 1..inner_end).rev().find(|&k| w[k] == b':');
+                    let slash = colon.and_then(|c| (i + 1..c).rev().find(|&k| w[k] == b'/'));
+                    return Some(Parens {
+                        open: i,
+                        colon,
+                        slash,
+                    });
+                }
+            }
+        }
+        None
+    }
+
     #[test]
     fn file_line_parens_agrees_with_the_general_search() {
         // Every string of up to 7 bytes over the bytes that matter, ending in `)`.
@@ -2664,6 +2674,12 @@ mod tests {
                     })
                     .collect();
                 w.push(b')');
+                assert_eq!(
+                    location_parens(&w),
+                    location_parens_slowly(&w),
+                    "{:?}",
+                    lossy(&w)
+                );
                 if let Some((p, line)) = file_line_parens(&w) {
                     let general = location_parens(&w).expect("the general search finds it");
                     let n = w.len();
