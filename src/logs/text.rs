@@ -2240,7 +2240,12 @@ fn location_parens(w: &[u8]) -> Option<Parens> {
         let slash = colon.and_then(|c| memrchr(b'/', &w[inner..c]).map(|s| inner + s));
         return Some(Parens { open, colon, slash });
     }
-    // Nested parentheses (`(in /opt/My App (x86)/lib.so)`): count them.
+    nested_parens(w, inner_end)
+}
+
+/// [`location_parens`] for a location with parentheses inside
+/// (`(in /opt/My App (x86)/lib.so)`): they are counted from the end.
+fn nested_parens(w: &[u8], inner_end: usize) -> Option<Parens> {
     let mut depth = 0usize;
     for (i, &c) in w.iter().enumerate().rev() {
         if c == b')' {
@@ -2619,8 +2624,8 @@ mod tests {
         assert!(find_prefix(b"=").is_none());
     }
 
-    /// [`location_parens`] as first written: one backward pass a byte at a time, then a
-    /// count of nested parentheses.
+    /// [`location_parens`] as first written: one backward pass a byte at a time (then
+    /// the same count of nested parentheses).
     fn location_parens_slowly(w: &[u8]) -> Option<Parens> {
         let inner_end = w.len().checked_sub(1)?;
         let (mut colon, mut slash) = (None, None);
@@ -2639,24 +2644,7 @@ mod tests {
                 _ => {}
             }
         }
-        let mut depth = 0usize;
-        for (i, &c) in w.iter().enumerate().rev() {
-            if c == b')' {
-                depth += 1;
-            } else if c == b'(' {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    let colon = (i + 1..inner_end).rev().find(|&k| w[k] == b':');
-                    let slash = colon.and_then(|c| (i + 1..c).rev().find(|&k| w[k] == b'/'));
-                    return Some(Parens {
-                        open: i,
-                        colon,
-                        slash,
-                    });
-                }
-            }
-        }
-        None
+        nested_parens(w, inner_end)
     }
 
     #[test]
