@@ -181,7 +181,8 @@ impl<S: Slot> Packed<S> {
         (self.slots.capacity(), self.names.bytes.capacity())
     }
 
-    /// Bytes of names held.
+    /// Bytes of the name buffer in use (a frame read from a text log keeps there its whole
+    /// description, `fn (file:line)`, of which its names are parts).
     #[must_use]
     pub fn names_len(&self) -> usize {
         self.names.bytes.len()
