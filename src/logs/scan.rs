@@ -37,12 +37,11 @@ fn block_mask(block: &[u8; BLOCK]) -> u64 {
 /// that are not `\n`).
 #[inline]
 fn mask_at(buf: &[u8], base: usize) -> u64 {
-    match buf.get(base..base + BLOCK) {
-        Some(block) => {
-            let mut whole = [0u8; BLOCK];
-            whole.copy_from_slice(block);
-            block_mask(&whole)
-        }
+    match buf
+        .get(base..base + BLOCK)
+        .and_then(|b| <&[u8; BLOCK]>::try_from(b).ok())
+    {
+        Some(block) => block_mask(block),
         None => {
             let tail = buf.get(base..).unwrap_or_default();
             let mut padded = [0u8; BLOCK];

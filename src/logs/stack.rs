@@ -51,7 +51,6 @@ impl Span {
     }
 
     /// The part of `text` at this span.
-    #[cfg(test)]
     pub(crate) fn of_text(self, text: &[u8]) -> Option<&[u8]> {
         if self.start == u32::MAX {
             return None;
@@ -103,11 +102,7 @@ impl Names {
 
     /// The name at `span`.
     fn get(&self, span: Span) -> Option<&[u8]> {
-        if span.start == u32::MAX {
-            return None;
-        }
-        let start = span.start as usize;
-        self.bytes.get(start..start + span.len as usize)
+        span.of_text(&self.bytes)
     }
 }
 
