@@ -90,6 +90,13 @@ pub struct ErrorRecord {
     pub suppression: Option<GenSuppression>,
     /// XML `<unique>`.
     pub unique: Option<u64>,
+    /// The log ends inside this error (text: no closing `==PID== ` line; XML: no
+    /// `</error>`): frames after the last one read may be missing.
+    pub truncated: bool,
+    /// Context printed before the error that belongs to it and is never matched: Helgrind's
+    /// and DRD's thread announcements (`---Thread-Announcement---`, `Thread #N was created`)
+    /// and `Lock at 0x… was first observed` paragraphs, each with its stack (possibly empty).
+    pub context: Vec<AuxStack>,
 }
 
 /// A `used_suppression` line (`-v`/`-s` text logs) or a `<suppcounts>` pair (XML).
@@ -171,6 +178,43 @@ pub enum LogItem {
         /// The message.
         message: String,
     },
+    /// `Reading syms from PATH` (`-v` text logs): an object was loaded into the process.
+    ObjectLoaded {
+        /// The process.
+        pid: Option<u32>,
+        /// The object's path as printed (resolved, absolute).
+        path: Vec<u8>,
+    },
+    /// `Discarding syms at 0xA-0xB in PATH` (`-v` text logs): an object was unloaded; its
+    /// code occupied `start..=end` until then.
+    ObjectUnloaded {
+        /// The process.
+        pid: Option<u32>,
+        /// The object's path as printed.
+        path: Vec<u8>,
+        /// First address of its code.
+        start: u64,
+        /// Last address of its code.
+        end: u64,
+    },
+    /// How often an error context printed earlier occurred: a text log's `N errors in
+    /// context i of C:` entry (`-v`/`-s`), matched to the error it repeats, or an XML
+    /// `<errorcounts>` pair.
+    ContextCount {
+        /// The process.
+        pid: Option<u32>,
+        /// Occurrences of the context (N).
+        count: u64,
+        /// The line of the earlier error that the entry repeats
+        /// ([`ErrorRecord::line`]).
+        error_line: u64,
+    },
+    /// A process's output is complete (its last summary was read, or the log ended): no
+    /// more items of this PID follow, unless it starts again with a new preamble.
+    ProcessEnd {
+        /// The process.
+        pid: Option<u32>,
+    },
     /// Something in the log was not understood or stops early (truncated log); never fatal.
     Warning {
         /// 1-based line.
@@ -187,6 +231,25 @@ impl LogItem {
         match self {
             Self::Error(e) => Some(e),
             _ => None,
+        }
+    }
+
+    /// The process the item belongs to (`Some(None)` when the log names none), or `None`
+    /// for a warning, which belongs to the log.
+    #[must_use]
+    pub const fn pid(&self) -> Option<Option<u32>> {
+        match self {
+            Self::Preamble(p) => Some(p.pid),
+            Self::Error(e) => Some(e.pid),
+            Self::Used(u) => Some(u.pid),
+            Self::Summary(s) => Some(s.pid),
+            Self::SuppressionFile { pid, .. }
+            | Self::ObjectLoaded { pid, .. }
+            | Self::ObjectUnloaded { pid, .. }
+            | Self::ContextCount { pid, .. }
+            | Self::ProcessEnd { pid }
+            | Self::Fatal { pid, .. } => Some(*pid),
+            Self::Warning { .. } => None,
         }
     }
 

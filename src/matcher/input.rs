@@ -60,7 +60,8 @@ pub struct MatchInput {
     /// Frames, top first.
     pub frames: Vec<InputFrame>,
     /// Valgrind's input continues past the last frame shown (the log cuts stacks after
-    /// `main`/`(below main)`), so a rule needing more frames is undecided, not unmatched.
+    /// `main`/`(below main)`, or ends inside the error), so a rule needing more frames is
+    /// undecided, not unmatched.
     pub open_ended: bool,
     /// Function names come from a demangled display (no gen block, no `--demangle=no`).
     pub demangled_names: bool,
@@ -195,7 +196,7 @@ impl MatchInput {
             }
             (_, Some(f)) => matches!(f.fun, Some(b"main" | b"(below main)")),
             _ => false,
-        };
+        } || err.truncated; // frames after the last one read may be missing
         Self {
             kind,
             frames,

@@ -115,6 +115,10 @@ fn by_pid(items: &[LogItem]) -> Parsed {
                 None => unattributed_fatal.push(message.clone()),
             },
             LogItem::Warning { line, message } => warnings.push((*line, message.clone())),
+            LogItem::ObjectLoaded { .. }
+            | LogItem::ObjectUnloaded { .. }
+            | LogItem::ContextCount { .. }
+            | LogItem::ProcessEnd { .. } => {}
         }
     }
     Parsed {
@@ -706,8 +710,8 @@ fn interleaved_processes() {
                 LogItem::Error(e) => e.pid == Some(pid),
                 LogItem::Used(u) => u.pid == Some(pid),
                 LogItem::Summary(s) => s.pid == Some(pid),
-                LogItem::Fatal { pid: p, .. } => *p == Some(pid),
                 LogItem::Warning { .. } => true,
+                other => other.pid() == Some(Some(pid)),
             })
             .collect();
         assert_eq!(mixed, alone, "{name}");
