@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use std::time::Instant;
 
 use vgsupp::matcher::input::{ErrorKind, InputFrame, Known, MatchInput, SrcInfo};
-use vgsupp::matcher::{Replay, RuleFile, RuleSet};
+use vgsupp::matcher::{RuleFile, RuleSet, Truth};
+use vgsupp::replay::credit::{Candidates, SearchOrder};
 use vgsupp::supp::{Tool, Version};
 
 /// A small deterministic generator (xorshift).
@@ -123,7 +124,7 @@ fn main() {
         }
     }
     let start = Instant::now();
-    let mut replay = Replay::new(&set);
+    let mut order = SearchOrder::new(set.rules.len());
     let mut suppressed = 0_u64;
     // 1,000,000 stacks: ten passes over 100,000 distinct ones. Which rules match each error
     // is computed in parallel (rayon, both cores); the first-match choice, which depends on
@@ -135,7 +136,15 @@ fn main() {
                 .map(|s| set.all_matches(Tool::Memcheck, black_box(s)))
                 .collect();
             for m in &matches {
-                if replay.attribute_matches(m).suppressed_by.is_some() {
+                let mut c = Candidates::default();
+                for &(id, t) in m {
+                    match t {
+                        Truth::Yes => c.yes.push(id),
+                        Truth::Unknown => c.maybe.push(id),
+                        Truth::No => {}
+                    }
+                }
+                if order.group(&[c], 0, |_| 0)[0].surely_suppressed {
                     suppressed += 1;
                 }
             }

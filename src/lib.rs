@@ -11,4 +11,5 @@ pub mod diagnostic;
 pub mod lint;
 pub mod logs;
 pub mod matcher;
+pub mod replay;
 pub mod supp;

@@ -177,12 +177,21 @@ pub struct MatchArgs {
     /// Valgrind's --num-callers when the logs were recorded.
     #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=500))]
     pub num_callers: u32,
+    /// Human output: one line per error and loss record before the summary.
+    #[arg(long)]
+    pub errors: bool,
+    /// Replay even when Valgrind would refuse a suppression file, abort on it, or crash on
+    /// one of its rules (what `vgsupp check` reports as fatal): the broken records are
+    /// skipped and each problem is a warning. Without it, such files stop the run (exit 2).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 /// `--format` values of `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MatchFormat {
-    /// One line per error, then rule hits.
+    /// A summary: errors not suppressed, grouped; rules by hits; totals (`--errors`: one
+    /// line per error first).
     Human,
     /// The stable JSON contract.
     Json,

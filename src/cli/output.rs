@@ -29,6 +29,11 @@ impl Output {
         }
     }
 
+    /// Whether `-q` was given.
+    pub const fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
     /// Whether to colour stdout.
     pub const fn color(&self) -> bool {
         self.color

@@ -14,7 +14,7 @@ pub use rule::Rule;
 pub use stack::Truth;
 
 use crate::supp::kinds::{Tool, Version};
-use crate::supp::loader::{self, LoadOptions};
+use crate::supp::loader::{self, LoadError, LoadOptions, Outcome};
 
 /// A suppression file given to the matcher.
 #[derive(Debug, Clone)]
@@ -25,18 +25,44 @@ pub struct RuleFile {
     pub source: Vec<u8>,
 }
 
-/// A file Valgrind would refuse: matching cannot happen with it.
+/// A problem that stops Valgrind: it refuses the file, aborts while loading it, or crashes
+/// later when it compares an error with one of its rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: Valgrind ({tool}) refuses this file: {message}")]
+#[error("{file}:{line}: Valgrind ({tool}) {}: {message}", describe(*.outcome))]
 pub struct RefusedFile {
     /// The file.
     pub file: String,
-    /// Valgrind's `near line N`.
+    /// Valgrind's `near line N` (for a later crash, the rule's tool line).
     pub line: u32,
     /// The tool that refuses it.
     pub tool: Tool,
     /// Valgrind's message.
     pub message: &'static str,
+    /// What is wrong.
+    pub error: LoadError,
+    /// How Valgrind stops.
+    pub outcome: Outcome,
+}
+
+const fn describe(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Fatal => "refuses this file",
+        Outcome::Abort => "aborts while loading this file",
+        Outcome::LaterCrash => "crashes when it compares an error with this rule",
+    }
+}
+
+impl RefusedFile {
+    fn new(file: &RuleFile, tool: Tool, p: &loader::LoadProblem) -> Self {
+        Self {
+            file: file.path.clone(),
+            line: p.valgrind_line,
+            tool,
+            message: p.error.message(),
+            error: p.error,
+            outcome: p.error.outcome(),
+        }
+    }
 }
 
 /// Rules loaded from files for some tools, in load order, with their index.
@@ -46,12 +72,17 @@ pub struct RuleSet {
     pub files: Vec<RuleFile>,
     /// Every rule of every tool, in load order per tool.
     pub rules: Vec<Rule>,
+    /// What stops Valgrind but did not stop loading: rules Valgrind loads and later crashes
+    /// on (`FishyValue` without its extra line, `Helgrind:FreeMemLock`), and with
+    /// [`RuleSet::load_recovering`] every problem Valgrind refuses or aborts on.
+    pub problems: Vec<RefusedFile>,
     index: index::Index,
 }
 
 impl RuleSet {
     /// Load `files` (in `--suppressions` order) for each of `tools` as Valgrind `version`
-    /// with `--num-callers`.
+    /// with `--num-callers`. Rules Valgrind loads and later crashes on are loaded (they never
+    /// match) and listed in [`RuleSet::problems`].
     ///
     /// # Errors
     /// When Valgrind would refuse (or abort on) a file for one of the tools.
@@ -61,7 +92,35 @@ impl RuleSet {
         version: Version,
         num_callers: u32,
     ) -> Result<Self, RefusedFile> {
+        match Self::load_with(files, tools, version, num_callers, false) {
+            (_, Some(refused)) => Err(refused),
+            (set, None) => Ok(set),
+        }
+    }
+
+    /// Like [`RuleSet::load`], but past every problem: records Valgrind would not get to (it
+    /// stops at the first problem) are loaded where the loader can recover, and every
+    /// problem is listed in [`RuleSet::problems`]. For going on where Valgrind would not.
+    #[must_use]
+    pub fn load_recovering(
+        files: Vec<RuleFile>,
+        tools: &[Tool],
+        version: Version,
+        num_callers: u32,
+    ) -> Self {
+        Self::load_with(files, tools, version, num_callers, true).0
+    }
+
+    fn load_with(
+        files: Vec<RuleFile>,
+        tools: &[Tool],
+        version: Version,
+        num_callers: u32,
+        recover: bool,
+    ) -> (Self, Option<RefusedFile>) {
         let mut rules = Vec::new();
+        let mut refused = None;
+        let mut problems = Vec::new();
         for &tool in tools {
             for (i, f) in files.iter().enumerate() {
                 let res = loader::load(
@@ -71,16 +130,13 @@ impl RuleSet {
                         version,
                         num_callers,
                     },
-                    false,
+                    recover,
                 );
-                if let Some(p) = res.verdict() {
-                    return Err(RefusedFile {
-                        file: f.path.clone(),
-                        line: p.valgrind_line,
-                        tool,
-                        message: p.error.message(),
-                    });
+                if !recover && let Some(p) = res.verdict() {
+                    refused = Some(RefusedFile::new(f, tool, p));
+                    break;
                 }
+                problems.extend(res.problems.iter().map(|p| RefusedFile::new(f, tool, p)));
                 rules.extend(
                     res.records
                         .iter()
@@ -89,11 +145,13 @@ impl RuleSet {
             }
         }
         let index = index::Index::new(&rules);
-        Ok(Self {
+        let set = Self {
             files,
             rules,
+            problems,
             index,
-        })
+        };
+        (set, refused)
     }
 
     /// Ids of rules that may match `input` under `tool`.
@@ -121,82 +179,6 @@ impl RuleSet {
             .map(|id| (id, self.rule_matches(id, input)))
             .filter(|(_, t)| *t != Truth::No)
             .collect()
-    }
-}
-
-/// Valgrind's verdict on one error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
-    /// The rule that suppresses it (first match in search order), if any.
-    pub suppressed_by: Option<u32>,
-    /// The log did not show enough to be sure (a rule earlier in the search order, or the
-    /// winner itself, could not be decided).
-    pub approximate: bool,
-}
-
-/// First-match-wins attribution in Valgrind's search order, with most-recently-used moves
-/// (§2.2). Feed errors in log order.
-#[derive(Debug, Clone)]
-pub struct Replay<'a> {
-    set: &'a RuleSet,
-    /// Search position per rule: smaller is searched first.
-    position: Vec<i64>,
-    next_front: i64,
-    /// First-match counts per rule.
-    pub hits: Vec<u64>,
-}
-
-impl<'a> Replay<'a> {
-    /// Start with Valgrind's initial order: the reverse of load order.
-    #[must_use]
-    pub fn new(set: &'a RuleSet) -> Self {
-        let n = set.rules.len();
-        // Each tool's list is separate in Valgrind; positions only compare within a tool.
-        let position = (0..n)
-            .map(|i| i64::try_from(n - i).unwrap_or(i64::MAX))
-            .collect();
-        Self {
-            set,
-            position,
-            next_front: 0,
-            hits: vec![0; n],
-        }
-    }
-
-    /// Attribute one error.
-    pub fn attribute(&mut self, tool: Tool, input: &MatchInput) -> Verdict {
-        let matches = self.set.all_matches(tool, input);
-        self.attribute_matches(&matches)
-    }
-
-    /// Attribute one error from its precomputed [`RuleSet::all_matches`] (which can be
-    /// computed in parallel, since only the choice among them depends on the search order).
-    pub fn attribute_matches(&mut self, matches: &[(u32, Truth)]) -> Verdict {
-        let mut cands: Vec<(i64, u32, Truth)> = matches
-            .iter()
-            .map(|&(id, t)| (self.position[id as usize], id, t))
-            .collect();
-        cands.sort_unstable();
-        let mut approximate = false;
-        for (_, id, truth) in cands {
-            match truth {
-                Truth::Yes => {
-                    self.hits[id as usize] += 1;
-                    self.next_front -= 1;
-                    self.position[id as usize] = self.next_front;
-                    return Verdict {
-                        suppressed_by: Some(id),
-                        approximate,
-                    };
-                }
-                Truth::Unknown => approximate = true,
-                Truth::No => {}
-            }
-        }
-        Verdict {
-            suppressed_by: None,
-            approximate,
-        }
     }
 }
 
@@ -241,6 +223,25 @@ mod tests {
         .expect("loads")
     }
 
+    /// First match in Valgrind's search order, for a sequence of errors: the credited rules.
+    fn credits(s: &RuleSet, errors: &[MatchInput]) -> Vec<Option<u32>> {
+        let mut order = crate::replay::credit::SearchOrder::new(s.rules.len());
+        errors
+            .iter()
+            .map(|e| {
+                let mut c = crate::replay::credit::Candidates::default();
+                for (id, t) in s.all_matches(Tool::Memcheck, e) {
+                    match t {
+                        Truth::Yes => c.yes.push(id),
+                        Truth::Unknown => c.maybe.push(id),
+                        Truth::No => {}
+                    }
+                }
+                order.group(&[c], 0, |_| 0)[0].certain()
+            })
+            .collect()
+    }
+
     const A_THEN_B: &str = "{\n A\n Memcheck:Addr4\n fun:leaf_read\n}\n{\n B\n Memcheck:Addr4\n fun:leaf_read\n fun:other_read\n}\n";
 
     #[test]
@@ -249,15 +250,9 @@ mod tests {
         let x = input("Addr4", &["leaf_read", "mid_read"]);
         let y = input("Addr4", &["leaf_read", "other_read"]);
         // O1: X then Y: A moves to the front and takes Y too.
-        let mut r = Replay::new(&s);
-        r.attribute(Tool::Memcheck, &x);
-        r.attribute(Tool::Memcheck, &y);
-        assert_eq!(r.hits, vec![2, 0]);
+        assert_eq!(credits(&s, &[x.clone(), y.clone()]), [Some(0), Some(0)]);
         // O2: Y then X: B (later in the file, searched first) takes Y, A takes X.
-        let mut r = Replay::new(&s);
-        r.attribute(Tool::Memcheck, &y);
-        r.attribute(Tool::Memcheck, &x);
-        assert_eq!(r.hits, vec![1, 1]);
+        assert_eq!(credits(&s, &[y, x]), [Some(1), Some(0)]);
     }
 
     #[test]
@@ -265,10 +260,9 @@ mod tests {
         let one = "{\n first\n Memcheck:Addr4\n fun:leaf_read\n}\n";
         let two = "{\n second\n Memcheck:Addr4\n fun:leaf_*\n}\n";
         let s = set(&[one, two]);
-        let mut r = Replay::new(&s);
-        let v = r.attribute(Tool::Memcheck, &input("Addr4", &["leaf_read"]));
+        let c = credits(&s, &[input("Addr4", &["leaf_read"])]);
         assert_eq!(
-            v.suppressed_by.map(|i| s.rules[i as usize].name.clone()),
+            c[0].map(|i| s.rules[i as usize].name.clone()),
             Some(b"second".to_vec())
         );
     }
@@ -278,27 +272,15 @@ mod tests {
         let s = set(&[
             "{\n c\n Memcheck:Value0\n fun:f\n}\n{\n m\n Memcheck:CoreMem\n fun:f\n}\n{\n p\n Memcheck:Param\n write(buf)\n fun:f\n}\n",
         ]);
-        let mut r = Replay::new(&s);
-        assert!(
-            r.attribute(Tool::Memcheck, &input("Cond", &["f"]))
-                .suppressed_by
-                .is_some()
-        ); // P42
-        assert!(
-            r.attribute(Tool::Memcheck, &input("CoreMem", &["f"]))
-                .suppressed_by
-                .is_none()
-        );
-        assert!(
-            r.attribute(Tool::Memcheck, &input("Addr8", &["f"]))
-                .suppressed_by
-                .is_none()
-        ); // M29
+        let suppressed = |e: &MatchInput| credits(&s, std::slice::from_ref(e))[0].is_some();
+        assert!(suppressed(&input("Cond", &["f"]))); // P42
+        assert!(!suppressed(&input("CoreMem", &["f"])));
+        assert!(!suppressed(&input("Addr8", &["f"]))); // M29
         let mut p = input("Param", &["f"]);
         p.kind.param = Some(b"write(buf)".to_vec());
-        assert!(r.attribute(Tool::Memcheck, &p).suppressed_by.is_some()); // K01
+        assert!(suppressed(&p)); // K01
         p.kind.param = Some(b"write(buf2)".to_vec());
-        assert!(r.attribute(Tool::Memcheck, &p).suppressed_by.is_none());
+        assert!(!suppressed(&p));
     }
 
     #[test]
@@ -307,8 +289,30 @@ mod tests {
             path: "bad.supp".into(),
             source: b"{\n r\n Memcheck:Nope\n fun:f\n}\n".to_vec(),
         }];
-        let err =
-            RuleSet::load(files, &[Tool::Memcheck], Version::default(), 12).expect_err("refused");
+        let err = RuleSet::load(files.clone(), &[Tool::Memcheck], Version::default(), 12)
+            .expect_err("refused");
         assert_eq!(err.line, 3);
+        assert_eq!(err.outcome, Outcome::Fatal);
+        let set = RuleSet::load_recovering(files, &[Tool::Memcheck], Version::default(), 12);
+        assert_eq!(set.problems, [err]);
+    }
+
+    #[test]
+    fn rules_valgrind_crashes_on_are_listed() {
+        let files = vec![RuleFile {
+            path: "fishy.supp".into(),
+            source: b"{\n ok\n Memcheck:Cond\n fun:f\n}\n{\n r\n Memcheck:FishyValue\n fun:f\n}\n"
+                .to_vec(),
+        }];
+        let set = RuleSet::load(files, &[Tool::Memcheck], Version::default(), 12).expect("loads");
+        assert_eq!(set.rules.len(), 2);
+        assert_eq!(set.problems.len(), 1);
+        assert_eq!(set.problems[0].outcome, Outcome::LaterCrash);
+        assert_eq!(set.problems[0].line, 8);
+        assert!(
+            set.problems[0]
+                .to_string()
+                .contains("crashes when it compares")
+        );
     }
 }

@@ -38,6 +38,10 @@ pub enum RuleExtra {
 pub struct Rule {
     /// Index of its file in the rule set.
     pub file: usize,
+    /// Which record of its file it is ([`LoadedRecord::index`]).
+    pub record: u32,
+    /// The record's bytes in its file.
+    pub span: Span,
     /// Its name.
     pub name: Vec<u8>,
     /// The line of its name (what `used_suppression` prints).
@@ -75,6 +79,8 @@ impl Rule {
             .collect();
         Self {
             file,
+            record: rec.index,
+            span: rec.span,
             name: b(rec.name),
             line: rec.name_line,
             tool,

@@ -155,6 +155,12 @@ pub enum LoadedExtra {
 /// A record as Valgrind holds it after loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedRecord {
+    /// Which record of the file it is: the number of records (every `{` the loader began a
+    /// record at, including records of other tools it skipped) before it.
+    pub index: u32,
+    /// The record's bytes, from the start of its `{` line to the end of its `}` line (without
+    /// the line end).
+    pub span: Span,
     /// The trimmed name.
     pub name: Span,
     /// The line Valgrind reports for the record (`sname_lineno`, as in `used_suppression`).
@@ -194,6 +200,8 @@ struct Reader<'a> {
     newlines_total: u32,
     lineno: u32,
     long_lines: Vec<PhysLine>,
+    /// Where the last line returned ends (after its `\n`).
+    last_end: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -204,6 +212,7 @@ impl<'a> Reader<'a> {
             newlines_total: lines::newline_count(src),
             lineno: 0,
             long_lines: Vec::new(),
+            last_end: 0,
         }
     }
 
@@ -217,6 +226,7 @@ impl<'a> Reader<'a> {
                 self.long_lines.push(line);
             }
             self.lineno = line.valgrind_lineno();
+            self.last_end = line.span.end;
             if !line.has_newline {
                 // `get_nbnc_line` returns a final line without `\n` straight from its read
                 // loop: neither trimmed nor checked for `#` (so `}  ` or `# c` there is
@@ -245,6 +255,7 @@ pub fn load(src: &[u8], opts: LoadOptions, recover: bool) -> LoadResult {
         r: Reader::new(src),
         opts,
         out: LoadResult::default(),
+        records: 0,
     };
     let mut pending: Option<(PhysLine, &[u8])> = None;
     loop {
@@ -292,6 +303,8 @@ struct Loader<'a> {
     r: Reader<'a>,
     opts: LoadOptions,
     out: LoadResult,
+    /// Records begun so far.
+    records: u32,
 }
 
 impl<'a> Loader<'a> {
@@ -348,6 +361,8 @@ impl<'a> Loader<'a> {
         if open_text != b"{" {
             return Err((LoadError::ExpectedOpenBrace, Some(open)));
         }
+        let index = self.records;
+        self.records += 1;
         let (name_line, name_text) = self
             .r
             .next()
@@ -374,6 +389,8 @@ impl<'a> Loader<'a> {
                 // Core suppressions take no extra line.
                 let frames = self.frames(None)?;
                 self.out.records.push(LoadedRecord {
+                    index,
+                    span: Span::new(open.span.start, self.r.last_end),
                     name,
                     name_line: name_lineno,
                     kind,
@@ -407,6 +424,8 @@ impl<'a> Loader<'a> {
         let (extra, reread) = self.extra(spec, tool_line)?;
         let frames = self.frames(reread)?;
         self.out.records.push(LoadedRecord {
+            index,
+            span: Span::new(open.span.start, self.r.last_end),
             name,
             name_line: name_lineno,
             kind,
@@ -871,5 +890,23 @@ mod tests {
             ]
         );
         assert_eq!(r.records.len(), 1);
+    }
+
+    #[test]
+    fn records_know_their_index_and_bytes() {
+        // The helgrind record is skipped under Memcheck but still counts as a record.
+        let src = b"# c\n{\n a\n Memcheck:Addr4\n fun:f\n}\n\n{\n h\n Helgrind:Race\n fun:g\n}\n  {\n b\n Memcheck:Cond\n obj:*\n}";
+        let r = load(src, LoadOptions::new(Tool::Memcheck), false);
+        assert_eq!(r.records.len(), 2);
+        assert_eq!(r.records[0].index, 0);
+        assert_eq!(
+            r.records[0].span.slice(src),
+            b"{\n a\n Memcheck:Addr4\n fun:f\n}"
+        );
+        assert_eq!(r.records[1].index, 2);
+        assert_eq!(
+            r.records[1].span.slice(src),
+            b"  {\n b\n Memcheck:Cond\n obj:*\n}"
+        );
     }
 }

@@ -6,6 +6,7 @@ mod corpus;
 mod grammar;
 mod logs_text;
 mod logs_xml;
+mod match_credit;
 mod match_differential;
 mod match_live;
 mod matching;

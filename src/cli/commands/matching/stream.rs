@@ -10,7 +10,8 @@ use std::sync::{Condvar, Mutex, PoisonError};
 
 use anyhow::anyhow;
 
-use super::{ErrorRow, RuleOut, Tally};
+use super::Totals;
+use super::render::{ErrorRow, RuleOut};
 use crate::cli::args::MatchFormat;
 
 /// How much output is in flight between the log workers and stdout.
@@ -75,13 +76,12 @@ impl<W: Write> Report<W> {
         self.w.write_all(bytes)
     }
 
-    /// The end of the report: JSON `rules`; human rule table and summary, or the
-    /// `--explain` text instead of both.
+    /// The end of the report: JSON `rules`, or what `human` writes (the summary, or the
+    /// `--explain` text).
     pub(super) fn finish(
         &mut self,
         rules: &[RuleOut<'_>],
-        tally: &Tally,
-        explain_text: Option<&str>,
+        human: impl FnOnce(&mut W) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         self.start()?;
         match self.format {
@@ -90,28 +90,7 @@ impl<W: Write> Report<W> {
                 serde_json::to_writer(&mut self.w, rules)?;
                 self.w.write_all(b"}\n")?;
             }
-            MatchFormat::Human => match explain_text {
-                Some("") => self.w.write_all(
-                    b"no error was compared with that rule (check its name, or give FILE:LINE)\n",
-                )?,
-                Some(text) => self.w.write_all(text.as_bytes())?,
-                None => {
-                    if !rules.is_empty() {
-                        self.w.write_all(b"\nrule hits (first matches):\n")?;
-                        for r in rules {
-                            writeln!(self.w, "{:>8}  {} ({}:{})", r.hits, r.name, r.file, r.line)?;
-                        }
-                    }
-                    writeln!(
-                        self.w,
-                        "\n{} errors and loss records: {} suppressed, {} not suppressed ({} approximate)",
-                        tally.errors,
-                        tally.suppressed,
-                        tally.errors - tally.suppressed,
-                        tally.approximate
-                    )?;
-                }
-            },
+            MatchFormat::Human => human(&mut self.w)?,
         }
         self.w.flush()
     }
@@ -219,7 +198,8 @@ pub(super) struct LogSink<'a> {
     gate: &'a Gate,
 }
 
-impl LogSink<'_> {
+impl<'a> LogSink<'a> {
+    /// Queue a row; rows go to the writer in chunks.
     pub(super) fn row(&mut self, row: &ErrorRow<'_>, format: MatchFormat) -> Result<(), Stop> {
         row.encode(format, &mut self.rows)
             .map_err(|e| Stop::Failed(e.into()))?;
@@ -254,6 +234,28 @@ impl LogSink<'_> {
 
     /// Whether to go on: false once an earlier log failed or stdout is gone.
     pub(super) fn check(&self) -> Result<(), Stop> {
+        self.checker().check()
+    }
+
+    /// [`LogSink::check`] without borrowing the sink, for use beside it.
+    pub(super) const fn checker(&self) -> Checker<'a> {
+        Checker {
+            log: self.log,
+            gate: self.gate,
+        }
+    }
+}
+
+/// Tells a log's replay whether it is still wanted.
+#[derive(Clone, Copy)]
+pub(super) struct Checker<'a> {
+    log: usize,
+    gate: &'a Gate,
+}
+
+impl Checker<'_> {
+    /// Whether to go on: false once an earlier log failed or stdout is gone.
+    pub(super) fn check(self) -> Result<(), Stop> {
         if self.gate.wanted(self.log) {
             Ok(())
         } else {
@@ -296,10 +298,10 @@ pub(super) fn replay_all<W, F>(
     report: &mut Report<W>,
     status: &mut dyn FnMut(&str),
     work: F,
-) -> (Tally, Collated)
+) -> (Totals, Collated)
 where
     W: Write,
-    F: Fn(usize, &mut LogSink<'_>, &mut Tally) -> Result<String, Stop> + Sync,
+    F: Fn(usize, &mut LogSink<'_>, &mut Totals) -> Result<String, Stop> + Sync,
 {
     let workers = threads.clamp(1, logs.max(1));
     let gate = Gate::new();
@@ -315,10 +317,10 @@ where
             .collect();
         drop(tx);
         let collated = collate(rx, &gate, report, status);
-        let mut tally = Tally::new(rules);
+        let mut tally = Totals::new(rules);
         for h in handles {
             match h.join() {
-                Ok(t) => tally.add(&t),
+                Ok(t) => tally.add(t),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
@@ -336,11 +338,11 @@ fn worker<F>(
     limits: Limits,
     rules: usize,
     work: &F,
-) -> Tally
+) -> Totals
 where
-    F: Fn(usize, &mut LogSink<'_>, &mut Tally) -> Result<String, Stop>,
+    F: Fn(usize, &mut LogSink<'_>, &mut Totals) -> Result<String, Stop>,
 {
-    let mut tally = Tally::new(rules);
+    let mut tally = Totals::new(rules);
     loop {
         let log = next.fetch_add(1, Ordering::AcqRel);
         if log >= logs || !gate.wanted(log) {
@@ -512,7 +514,7 @@ mod tests {
     fn fake(
         rows: impl Fn(usize) -> usize + Sync,
         fail: Option<(usize, usize)>,
-    ) -> impl Fn(usize, &mut LogSink<'_>, &mut Tally) -> Result<String, Stop> + Sync {
+    ) -> impl Fn(usize, &mut LogSink<'_>, &mut Totals) -> Result<String, Stop> + Sync {
         move |log, sink, tally| {
             sink.status(format!("start {log}"))?;
             for n in 0..rows(log) {
@@ -527,7 +529,7 @@ mod tests {
                 if sink.rows.len() >= sink.limits.chunk {
                     sink.flush()?;
                 }
-                tally.errors += 1;
+                tally.tally.errors += 1;
             }
             sink.check()?;
             Ok(format!("explain {log}\n"))
@@ -572,7 +574,10 @@ mod tests {
             assert_eq!(lines, starts);
             let explain: String = (0..20).map(|l| format!("explain {l}\n")).collect();
             assert_eq!(c.explain, explain);
-            assert_eq!(tally.errors, (0..20).map(rows_of).sum::<usize>() as u64);
+            assert_eq!(
+                tally.tally.errors,
+                (0..20).map(rows_of).sum::<usize>() as u64
+            );
         }
     }
 
@@ -642,10 +647,10 @@ mod tests {
         for chunk in [&b""[..], b",1,2", b",3"] {
             report.rows(chunk).expect("write");
         }
-        report.finish(&[], &Tally::default(), None).expect("write");
+        report.finish(&[], |_| Ok(())).expect("write");
         assert_eq!(report.w, b"{\"errors\":[1,2,3],\"rules\":[]}\n");
         let mut empty = Report::new(Vec::new(), MatchFormat::Json);
-        empty.finish(&[], &Tally::default(), None).expect("write");
+        empty.finish(&[], |_| Ok(())).expect("write");
         assert_eq!(empty.w, b"{\"errors\":[],\"rules\":[]}\n");
     }
 }

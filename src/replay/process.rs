@@ -1,0 +1,451 @@
+//! What a replay keeps about one process of a log: its run's options, the search order of
+//! each tool it used, the tie group of loss records being read, the loss records the log left
+//! out, the credits of its error contexts (for their occurrence counts) and its rule counts.
+//! All of it is dropped when the process ends, so a log of many processes costs no more per
+//! line than a log of one.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::logs::record::{ErrorSummary, LossRecord};
+use crate::matcher::Truth;
+use crate::replay::credit::{Candidates, KindMask, Outcome, RuleId, SearchOrder};
+use crate::replay::evidence::{ErrorEvidence, RuleCounts, Why};
+use crate::replay::options::RunOptions;
+use crate::replay::rules::{ALL_KINDS, Slot, ToolRules, kind_bit};
+use crate::supp::kinds::Tool;
+
+/// An error whose verdict waits for the rest of its tie group.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    /// Its place in the log's output order.
+    pub(crate) seq: u64,
+    /// Its row, without the verdict yet.
+    pub(crate) evidence: ErrorEvidence,
+    /// What the matcher said.
+    pub(crate) cands: Candidates,
+    /// For each rule that may match, the facts it needs that the log hides.
+    pub(crate) maybe_why: Vec<(RuleId, Why)>,
+    /// Why the error itself cannot be matched surely (cut off).
+    pub(crate) base_why: Why,
+}
+
+/// What sorts loss records in a leak search: total bytes, state and blocks, in one search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LeakKey {
+    search: u64,
+    bytes: u64,
+    kind: crate::supp::model::LeakKind,
+    blocks: u64,
+}
+
+/// One tool's state in one process.
+#[derive(Debug)]
+pub(crate) struct ToolState {
+    pub(crate) tool: Tool,
+    order: SearchOrder,
+    /// The tie group being read, its key, and the kinds of unprinted records that may lie
+    /// in it.
+    group: Vec<Pending>,
+    key: Option<LeakKey>,
+    group_hidden: KindMask,
+    /// The last loss record printed: its number, the search's record count, the search.
+    last_loss: Option<(u64, u64)>,
+    search: u64,
+    /// The leak kinds printed in the current search.
+    printed: KindMask,
+    /// Loss records the log left out: how many, per set of kinds they may have.
+    hidden_counts: Vec<(KindMask, u64)>,
+}
+
+impl ToolState {
+    fn new(tool: Tool, rules: usize) -> Self {
+        Self {
+            tool,
+            order: SearchOrder::new(rules),
+            group: Vec::new(),
+            key: None,
+            group_hidden: 0,
+            last_loss: None,
+            search: 0,
+            printed: 0,
+            hidden_counts: Vec::new(),
+        }
+    }
+}
+
+/// The credit of an error context, for the occurrence count that comes later.
+#[derive(Debug)]
+struct Context {
+    certain: Option<Slot>,
+    possible: Vec<Slot>,
+    counted: bool,
+}
+
+/// One process.
+#[derive(Debug, Default)]
+pub(crate) struct Proc {
+    pub(crate) tool: Option<Tool>,
+    /// Its function names are the matcher's (XML with `--demangle=no`).
+    pub(crate) mangled: bool,
+    pub(crate) run: RunOptions,
+    tools: Vec<ToolState>,
+    contexts: HashMap<u64, Context>,
+    summary: Option<ErrorSummary>,
+    counts: HashMap<Slot, RuleCounts>,
+    /// Repeats already counted from occurrence counts.
+    counted_extra: u64,
+    /// Any error or record was replayed.
+    pub(crate) active: bool,
+}
+
+/// A verdict ready to go out in log order.
+pub(crate) type Decided = (u64, ErrorEvidence);
+
+/// The state of `tool` among a process's tools, created when first used.
+fn tool_state<'a>(
+    tools: &'a mut Vec<ToolState>,
+    tool: Tool,
+    rules: &ToolRules,
+) -> &'a mut ToolState {
+    let at = match tools.iter().position(|t| t.tool == tool) {
+        Some(at) => at,
+        None => {
+            tools.push(ToolState::new(tool, rules.set.rules.len()));
+            tools.len() - 1
+        }
+    };
+    &mut tools[at]
+}
+
+impl Proc {
+    /// Replay an error (not a loss record): any tie group of the tool ends first.
+    pub(crate) fn error(&mut self, rules: &ToolRules, p: Pending, out: &mut Vec<Decided>) {
+        self.active = true;
+        let line = p.evidence.line;
+        let tool = p.evidence.tool;
+        let ts = tool_state(&mut self.tools, tool, rules);
+        close_group(ts, rules, &mut self.counts, out);
+        let decided = decide(ts, rules, vec![p], 0, &mut self.counts);
+        for (_, ev) in &decided {
+            self.contexts.insert(
+                line,
+                Context {
+                    certain: ev.credited(),
+                    possible: ev.possible.clone(),
+                    counted: false,
+                },
+            );
+        }
+        out.extend(decided);
+    }
+
+    /// Replay a loss record: it joins the tie group being read or starts the next one;
+    /// records the log left out (gaps in the numbering) are accounted for.
+    pub(crate) fn loss_record(
+        &mut self,
+        rules: &ToolRules,
+        loss: LossRecord,
+        p: Pending,
+        out: &mut Vec<Decided>,
+    ) {
+        self.active = true;
+        let hidden_kinds = self.run.hidden();
+        let tool = p.evidence.tool;
+        let ts = tool_state(&mut self.tools, tool, rules);
+        let numbered = loss.index > 0 && loss.total >= loss.index;
+        // Records left out before this one, and whether a new search began.
+        let mut gap = 0;
+        let mut new_search = false;
+        match ts.last_loss {
+            _ if !numbered => {}
+            Some((i, n)) if loss.index > i && loss.total == n => gap = loss.index - i - 1,
+            last => {
+                if let Some((i, n)) = last {
+                    // The previous search is over: its records after `i` were left out,
+                    // and may tie with its last group.
+                    let mask = gap_kinds(hidden_kinds, ts.printed);
+                    let tail = n.saturating_sub(i);
+                    if tail > 0 {
+                        ts.group_hidden |= mask;
+                        add_hidden(ts, mask, tail);
+                    }
+                }
+                new_search = true;
+                gap = loss.index - 1;
+            }
+        }
+        if new_search {
+            close_group(ts, rules, &mut self.counts, out);
+            ts.search += 1;
+            ts.printed = 0;
+        }
+        if numbered {
+            ts.last_loss = Some((loss.index, loss.total));
+        }
+        ts.printed |= kind_bit(loss.kind);
+        let mask = gap_kinds(hidden_kinds, ts.printed);
+        if gap > 0 {
+            // They lie between the previous record and this one, and may tie with either.
+            ts.group_hidden |= mask;
+            add_hidden(ts, mask, gap);
+        }
+        let key = LeakKey {
+            search: ts.search,
+            bytes: loss.bytes,
+            kind: loss.kind,
+            blocks: loss.blocks,
+        };
+        if ts.key != Some(key) {
+            close_group(ts, rules, &mut self.counts, out);
+            ts.key = Some(key);
+            if gap > 0 {
+                ts.group_hidden = mask;
+            }
+        }
+        ts.group.push(p);
+    }
+
+    /// `N errors in context …` / `<errorcounts>`: the context at `line` occurred `count`
+    /// times; its rule takes the other occurrences too.
+    pub(crate) fn occurrences(&mut self, line: u64, count: u64) {
+        let Some(ctx) = self.contexts.get_mut(&line) else {
+            return;
+        };
+        if ctx.counted {
+            return;
+        }
+        ctx.counted = true;
+        let extra = count.saturating_sub(1);
+        self.counted_extra += extra;
+        if let Some(slot) = ctx.certain {
+            let c = self.counts.entry(slot).or_default();
+            c.hits += extra;
+            c.add_possible(Some(extra));
+        } else {
+            for &slot in &ctx.possible {
+                self.counts
+                    .entry(slot)
+                    .or_default()
+                    .add_possible(Some(extra));
+            }
+        }
+    }
+
+    pub(crate) fn summary(&mut self, s: ErrorSummary) {
+        self.summary = Some(s);
+    }
+
+    /// The process is over: decide what waits, bound what the log did not show, and return
+    /// its rule counts, the rules whose count has no bound, and a note when the log hides
+    /// errors that Valgrind matched.
+    pub(crate) fn end<'t>(
+        mut self,
+        rules: &dyn Fn(Tool) -> Option<&'t ToolRules>,
+        out: &mut Vec<Decided>,
+    ) -> Ended {
+        let mut unbounded: Vec<Slot> = Vec::new();
+        let hidden_kinds = self.run.hidden();
+        let memcheck = self.tool.unwrap_or(Tool::Memcheck) == Tool::Memcheck;
+        if memcheck && !self.tools.iter().any(|t| t.last_loss.is_some()) {
+            // No loss record printed: how many Valgrind matched cannot be told.
+            if let Some(r) = rules(Tool::Memcheck) {
+                unbounded.extend(r.leak_rules(hidden_kinds).map(|id| r.slot(id)));
+            }
+        }
+        for ts in &mut self.tools {
+            let Some(r) = rules(ts.tool) else { continue };
+            if let Some((i, n)) = ts.last_loss {
+                // Records after the last one printed were left out.
+                let mask = gap_kinds(hidden_kinds, ts.printed);
+                let tail = n.saturating_sub(i);
+                if tail > 0 {
+                    ts.group_hidden |= mask;
+                    add_hidden(ts, mask, tail);
+                }
+            }
+            close_group(ts, r, &mut self.counts, out);
+            for &(mask, n) in &ts.hidden_counts {
+                for id in r.leak_rules(mask) {
+                    self.counts
+                        .entry(r.slot(id))
+                        .or_default()
+                        .add_possible(Some(n));
+                }
+            }
+        }
+        // Occurrences of contexts the log gave no count for: at most all the repeats the
+        // summary counts (errors − contexts), less those already counted.
+        let mut uncounted: Vec<Slot> = self
+            .contexts
+            .values()
+            .filter(|c| !c.counted)
+            .flat_map(|c| c.possible.iter().copied())
+            .collect();
+        uncounted.sort_unstable();
+        uncounted.dedup();
+        let bound = self.summary.map(|s| {
+            s.errors
+                .saturating_sub(s.contexts)
+                .saturating_sub(self.counted_extra)
+        });
+        for slot in uncounted {
+            match bound {
+                Some(b) => self.counts.entry(slot).or_default().add_possible(Some(b)),
+                None => unbounded.push(slot),
+            }
+        }
+        let mut note = None;
+        if let Some(s) = self.summary
+            && s.suppressed > 0
+        {
+            // Errors Valgrind suppressed while recording are not in the log, yet they were
+            // matched and moved rules in the search order: no credit here is certain, and
+            // any rule of the process's tools may have taken them.
+            note = Some(format!(
+                "Valgrind suppressed {} errors while recording this process: they are not in the log, so its rule credits are only bounds",
+                s.suppressed
+            ));
+            for c in self.counts.values_mut() {
+                c.hits = 0;
+            }
+            for ts in &self.tools {
+                if let Some(r) = rules(ts.tool) {
+                    unbounded.extend(
+                        (0..r.set.rules.len())
+                            .map(|id| r.slot(RuleId::try_from(id).unwrap_or(RuleId::MAX))),
+                    );
+                }
+            }
+        }
+        unbounded.sort_unstable();
+        unbounded.dedup();
+        Ended {
+            counts: self.counts,
+            unbounded,
+            note,
+        }
+    }
+}
+
+/// What an ended process leaves: its rule counts, the rules whose count has no bound, and a
+/// note for the user.
+#[derive(Debug)]
+pub(crate) struct Ended {
+    pub(crate) counts: HashMap<Slot, RuleCounts>,
+    pub(crate) unbounded: Vec<Slot>,
+    pub(crate) note: Option<String>,
+}
+
+/// The kinds records left out of a search may have: those Valgrind does not print and that
+/// were not printed in it. When every kind is printed, records are missing for a reason the
+/// log does not show (a cut excerpt, `--max-loss-records-output`): any kind.
+fn gap_kinds(hidden: KindMask, printed: KindMask) -> KindMask {
+    match hidden & !printed {
+        0 => ALL_KINDS,
+        m => m,
+    }
+}
+
+fn add_hidden(ts: &mut ToolState, mask: KindMask, n: u64) {
+    if mask == 0 || n == 0 {
+        return;
+    }
+    match ts.hidden_counts.iter_mut().find(|(m, _)| *m == mask) {
+        Some((_, c)) => *c += n,
+        None => ts.hidden_counts.push((mask, n)),
+    }
+}
+
+/// Decide the tie group being read, if any.
+fn close_group(
+    ts: &mut ToolState,
+    rules: &ToolRules,
+    counts: &mut HashMap<Slot, RuleCounts>,
+    out: &mut Vec<Decided>,
+) {
+    let hidden = std::mem::take(&mut ts.group_hidden);
+    ts.key = None;
+    if ts.group.is_empty() {
+        if hidden != 0 {
+            ts.order.hidden(hidden);
+        }
+        return;
+    }
+    let group = std::mem::take(&mut ts.group);
+    out.extend(decide(ts, rules, group, hidden, counts));
+}
+
+/// Evaluate errors as one tie group and turn the outcomes into rows and counts.
+fn decide(
+    ts: &mut ToolState,
+    rules: &ToolRules,
+    group: Vec<Pending>,
+    hidden: KindMask,
+    counts: &mut HashMap<Slot, RuleCounts>,
+) -> Vec<Decided> {
+    let cands: Vec<Candidates> = group.iter().map(|p| p.cands.clone()).collect();
+    let outcomes = ts.order.group(&cands, hidden, |id| rules.kinds(id));
+    group
+        .into_iter()
+        .zip(outcomes)
+        .map(|(p, o)| {
+            let ev = finish(p, &o, rules, counts);
+            (ev.0, ev.1)
+        })
+        .collect()
+}
+
+fn finish(
+    p: Pending,
+    o: &Outcome,
+    rules: &ToolRules,
+    counts: &mut HashMap<Slot, RuleCounts>,
+) -> Decided {
+    let mut ev = p.evidence;
+    ev.suppressed = if o.surely_suppressed {
+        Truth::Yes
+    } else if o.possible.is_empty() {
+        Truth::No
+    } else {
+        Truth::Unknown
+    };
+    let mut why = Why::none();
+    if ev.suppressed != Truth::No {
+        why.insert(p.base_why);
+    }
+    let mut yes_possible = 0;
+    for &id in &o.possible {
+        match p.maybe_why.iter().find(|(m, _)| *m == id) {
+            Some((_, w)) => why.insert(*w),
+            None => yes_possible += 1,
+        }
+    }
+    if yes_possible > 1 {
+        why.insert(Why::ORDER);
+    }
+    match o.certain() {
+        Some(id) => {
+            let c = counts.entry(rules.slot(id)).or_default();
+            c.hits += 1;
+            c.add_possible(Some(1));
+        }
+        None => {
+            for &id in &o.possible {
+                counts
+                    .entry(rules.slot(id))
+                    .or_default()
+                    .add_possible(Some(1));
+            }
+        }
+    }
+    let mut possible: Vec<Slot> = o.possible.iter().map(|&id| rules.slot(id)).collect();
+    possible.sort_unstable();
+    ev.possible = possible;
+    ev.likely = o.likely.map(|id| rules.slot(id));
+    ev.why = if ev.approximate() { why } else { Why::none() };
+    if ev.suppressed == Truth::Yes {
+        // Only errors that may show are grouped in summaries.
+        ev.signature = None;
+    }
+    (p.seq, ev)
+}
