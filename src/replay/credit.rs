@@ -46,10 +46,6 @@ pub struct Candidates {
 }
 
 impl Candidates {
-    fn contains(&self, id: RuleId) -> bool {
-        self.yes.contains(&id) || self.maybe.contains(&id)
-    }
-
     fn all(&self) -> impl Iterator<Item = RuleId> + '_ {
         self.yes.iter().chain(&self.maybe).copied()
     }
