@@ -3,6 +3,7 @@
 mod commands;
 mod common;
 mod corpus;
+mod demangle;
 mod grammar;
 mod logs_text;
 mod logs_xml;
