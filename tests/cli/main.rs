@@ -10,4 +10,5 @@ mod logs_xml;
 mod match_differential;
 mod match_live;
 mod matching;
+mod objects;
 mod properties;
