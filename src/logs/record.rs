@@ -186,7 +186,7 @@ pub enum LogItem {
         path: Vec<u8>,
     },
     /// `Discarding syms at 0xA-0xB in PATH` (`-v` text logs): an object was unloaded; its
-    /// code occupied `start..=end` until then.
+    /// code occupied `start..end` until then (Valgrind prints one past its last byte).
     ObjectUnloaded {
         /// The process.
         pid: Option<u32>,
@@ -194,7 +194,7 @@ pub enum LogItem {
         path: Vec<u8>,
         /// First address of its code.
         start: u64,
-        /// Last address of its code.
+        /// One past the last byte of its code, as printed.
         end: u64,
     },
     /// How often an error context printed earlier occurred: a text log's `N errors in

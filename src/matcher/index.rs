@@ -12,6 +12,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::matcher::demangle;
 use crate::matcher::input::{InputFrame, Known, MatchInput};
 use crate::matcher::rule::{Pattern, Rule};
 use crate::matcher::wildcard::Glob;
@@ -60,6 +61,13 @@ impl Keyed {
 #[derive(Debug, Default, Clone)]
 struct Anchors {
     fun: Keyed,
+    /// Literal `fun:` anchors by their display (a frame the log shows demangled can only
+    /// be matched by a literal whose display it is).
+    fun_display: HashMap<Vec<u8>, Vec<u32>>,
+    /// `fun:` anchors that may match a mangled name shown demangled without being found
+    /// by display: globs whose literal start may begin `_Z`/`_R`, literals we cannot
+    /// demangle.
+    fun_mangled: Vec<u32>,
     obj: Keyed,
     /// Object globs keyed by the literal start of their last path component.
     obj_component: Keyed,
@@ -72,7 +80,22 @@ impl Anchors {
                 table: Table::Fun,
                 bytes,
                 prefix,
-            }) => add_key(&mut self.fun, bytes, prefix, id),
+            }) => {
+                if prefix {
+                    if bytes.starts_with(b"_Z") || bytes.starts_with(b"_R") || bytes == b"_" {
+                        self.fun_mangled.push(id);
+                    }
+                } else {
+                    match demangle::display(bytes) {
+                        demangle::Display::Demangled(d) => {
+                            self.fun_display.entry(d.into_bytes()).or_default().push(id);
+                        }
+                        demangle::Display::AsIs => {}
+                        demangle::Display::Unavailable => self.fun_mangled.push(id),
+                    }
+                }
+                add_key(&mut self.fun, bytes, prefix, id)
+            }
             Some(Key {
                 table: Table::Obj,
                 bytes,
@@ -94,21 +117,42 @@ impl Anchors {
     fn lookup_frame(&self, f: &InputFrame, with_obj: bool, out: &mut Vec<u32>) {
         match &f.fun {
             Known::Yes(n) => self.fun.lookup(n, out),
+            Known::OneOf(names) => names.iter().for_each(|n| self.fun.lookup(n, out)),
+            // A name libiberty refused is shown as is: any rule may be undecided on it.
+            Known::Demangled { shown, .. }
+                if shown.starts_with(b"_Z") || shown.starts_with(b"_R") =>
+            {
+                out.extend_from_slice(&self.fun.all);
+            }
+            Known::Demangled {
+                shown,
+                maybe_inlined,
+            } => {
+                if let Some(ids) = self.fun_display.get(shown) {
+                    out.extend_from_slice(ids);
+                }
+                out.extend_from_slice(&self.fun_mangled);
+                if *maybe_inlined {
+                    self.fun.lookup(shown, out);
+                }
+            }
             Known::Unknown => out.extend_from_slice(&self.fun.all),
         }
         if !with_obj {
             return;
         }
-        match &f.obj {
-            Known::Yes(path) => {
-                self.obj.lookup(path, out);
-                if !self.obj_component.is_empty() {
-                    for (i, _) in path.iter().enumerate().filter(|(_, b)| **b == b'/') {
-                        self.obj_component.lookup(&path[i + 1..], out);
-                    }
+        let obj_lookup = |path: &[u8], out: &mut Vec<u32>| {
+            self.obj.lookup(path, out);
+            if !self.obj_component.is_empty() {
+                for (i, _) in path.iter().enumerate().filter(|(_, b)| **b == b'/') {
+                    self.obj_component.lookup(&path[i + 1..], out);
                 }
             }
-            Known::Unknown => {
+        };
+        match &f.obj {
+            Known::Yes(path) => obj_lookup(path, out),
+            Known::OneOf(paths) => paths.iter().for_each(|p| obj_lookup(p, out)),
+            Known::Demangled { .. } | Known::Unknown => {
                 out.extend_from_slice(&self.obj.all);
                 out.extend_from_slice(&self.obj_component.all);
             }

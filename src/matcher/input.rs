@@ -7,7 +7,10 @@
 //! for frames without line info. Whatever the log does not show is [`Known::Unknown`], and a
 //! verdict that depends on it is approximate.
 
+use std::sync::Arc;
+
 use crate::logs::record::{ErrorRecord, GenFrame};
+use crate::matcher::objects::ObjectMap;
 use crate::supp::model::LeakKind;
 
 /// A fact about a frame that the log may or may not show.
@@ -15,6 +18,19 @@ use crate::supp::model::LeakKind;
 pub enum Known<T> {
     /// Shown.
     Yes(T),
+    /// Objects only: one of these, the log does not show which (at least two, sorted,
+    /// distinct). Inferred by [`ObjectMap`](crate::matcher::objects::ObjectMap).
+    OneOf(Arc<[T]>),
+    /// Function names only: the log shows the name as Valgrind displays it, C++/Rust
+    /// demangled; the name Valgrind matches is one whose display this is
+    /// ([`demangle`](crate::matcher::demangle)).
+    Demangled {
+        /// The name as shown.
+        shown: T,
+        /// The next frame has the same IP: this frame may be inlined, and then Valgrind
+        /// matches the shown name itself.
+        maybe_inlined: bool,
+    },
     /// Not shown by this log.
     Unknown,
 }
@@ -86,6 +102,18 @@ impl MatchInput {
     /// matcher's (XML with `--demangle=no`); the gen block's names always are.
     #[must_use]
     pub fn from_record(err: &ErrorRecord, names_mangled: bool) -> Self {
+        Self::from_record_with(err, names_mangled, None)
+    }
+
+    /// [`MatchInput::from_record`], with the objects of frames that a text log prints with
+    /// a source line inferred from `objects` (the error's process's map, which has already
+    /// observed `err`: [`ObjectMap::observe`]).
+    #[must_use]
+    pub fn from_record_with(
+        err: &ErrorRecord,
+        names_mangled: bool,
+        objects: Option<&ObjectMap>,
+    ) -> Self {
         let kind = ErrorKind {
             kind: err.kind.clone(),
             leak: err.leak.map(|l| l.kind),
@@ -128,6 +156,17 @@ impl MatchInput {
                 None => Known::Unknown,
             }
         };
+        // Text logs hide the object of a frame with a source line: infer it only when some
+        // frame needs it.
+        let hidden = err.xml_kind.is_none()
+            && err
+                .stack
+                .iter()
+                .any(|f| f.obj.is_none() && f.file.is_some());
+        let inferred = match objects {
+            Some(map) if hidden => map.infer(&err.stack),
+            _ => Vec::new(),
+        };
         let obj_of = |i: usize| -> Known<Vec<u8>> {
             match err.stack.get(i) {
                 Some(f) => match f.obj {
@@ -135,7 +174,7 @@ impl MatchInput {
                     // XML prints the object whenever it is known; text only without line info.
                     None if err.xml_kind.is_some() => Known::Yes(b"???".to_vec()),
                     None if f.file.is_none() => Known::Yes(b"???".to_vec()),
-                    None => Known::Unknown,
+                    None => inferred.get(i).cloned().unwrap_or(Known::Unknown),
                 },
                 None => Known::Unknown,
             }
@@ -174,9 +213,14 @@ impl MatchInput {
                     let fun = match f.fun {
                         None => Known::Yes(b"???".to_vec()),
                         Some(n) if names_mangled || c_like(n) => Known::Yes(n.to_vec()),
-                        Some(_) => {
+                        Some(n) => {
                             demangled_names = true;
-                            Known::Unknown
+                            // Inlined frames come before the frame of their IP's function.
+                            let next_ip = err.stack.get(i + 1).and_then(|g| g.ip);
+                            Known::Demangled {
+                                shown: n.to_vec(),
+                                maybe_inlined: f.ip.is_some() && next_ip == f.ip,
+                            }
                         }
                     };
                     InputFrame {

@@ -3,8 +3,10 @@
 //! first-match-wins attribution in Valgrind's search order (reverse load order, most
 //! recently used first).
 
+pub mod demangle;
 pub mod index;
 pub mod input;
+pub mod objects;
 pub mod rule;
 pub mod stack;
 pub mod wildcard;

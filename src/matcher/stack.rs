@@ -3,8 +3,10 @@
 //! accepted; a pattern longer than the input does not match. With facts the log does not
 //! show, a comparison can be undecided, so matching is three-valued.
 
+use crate::matcher::demangle;
 use crate::matcher::input::{InputFrame, Known, MatchInput, SrcInfo};
 use crate::matcher::rule::Pattern;
+use crate::matcher::wildcard::Glob;
 
 /// A three-valued verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,8 +34,31 @@ impl Truth {
             other
         }
     }
-    fn of(b: bool) -> Self {
+    pub(crate) fn of(b: bool) -> Self {
         if b { Self::Yes } else { Self::No }
+    }
+}
+
+/// Compare a name pattern with a name the log shows, one of several names, or none.
+fn name_matches(g: &Glob, name: &Known<Vec<u8>>) -> Truth {
+    match name {
+        Known::Yes(name) => Truth::of(g.matches(name)),
+        // `*` matches whatever the name is.
+        _ if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+        // One of a closed set: decided when every candidate agrees.
+        Known::OneOf(names) => {
+            let hits = names.iter().filter(|n| g.matches(n)).count();
+            match hits {
+                0 => Truth::No,
+                h if h == names.len() => Truth::Yes,
+                _ => Truth::Unknown,
+            }
+        }
+        Known::Demangled {
+            shown,
+            maybe_inlined,
+        } => demangle::fun_verdict(g, shown, *maybe_inlined),
+        Known::Unknown => Truth::Unknown,
     }
 }
 
@@ -42,23 +67,14 @@ impl Truth {
 pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
     match p {
         Pattern::Ellipsis => Truth::Yes,
-        Pattern::Fun(g) => match &f.fun {
-            Known::Yes(name) => Truth::of(g.matches(name)),
-            // `*` matches whatever the name is.
-            Known::Unknown if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
-            Known::Unknown => Truth::Unknown,
-        },
-        Pattern::Obj(g) => match &f.obj {
-            Known::Yes(path) => Truth::of(g.matches(path)),
-            Known::Unknown if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
-            Known::Unknown => Truth::Unknown,
-        },
+        Pattern::Fun(g) => name_matches(g, &f.fun),
+        Pattern::Obj(g) => name_matches(g, &f.obj),
         Pattern::Src(g, line) => match &f.src {
             Known::Yes(SrcInfo::At(file, l)) => {
                 Truth::of(g.matches(file) && (*line == 0 || line == l))
             }
             Known::Yes(SrcInfo::None) => Truth::No,
-            Known::Unknown => Truth::Unknown,
+            Known::OneOf(_) | Known::Demangled { .. } | Known::Unknown => Truth::Unknown,
         },
     }
 }
@@ -146,6 +162,13 @@ pub fn explain(
     let describe = |f: &InputFrame| -> String {
         let k = |x: &Known<Vec<u8>>| match x {
             Known::Yes(v) => String::from_utf8_lossy(v).into_owned(),
+            Known::OneOf(vs) => {
+                let all: Vec<_> = vs.iter().map(|v| String::from_utf8_lossy(v)).collect();
+                format!("one of {}", all.join(", "))
+            }
+            Known::Demangled { shown, .. } => {
+                format!("shown demangled as {}", String::from_utf8_lossy(shown))
+            }
             Known::Unknown => "(not shown in the log)".to_owned(),
         };
         let src = match &f.src {
@@ -153,7 +176,7 @@ pub fn explain(
                 format!("{}:{line}", String::from_utf8_lossy(file))
             }
             Known::Yes(SrcInfo::None) => "no line info".to_owned(),
-            Known::Unknown => "(not shown)".to_owned(),
+            Known::OneOf(_) | Known::Demangled { .. } | Known::Unknown => "(not shown)".to_owned(),
         };
         format!("fun {} | obj {} | src {}", k(&f.fun), k(&f.obj), src)
     };

@@ -137,12 +137,30 @@ impl<'r> LogReplay<'r> {
                 let proc = self.procs.entry(p.pid).or_default();
                 proc.mangled =
                     self.format == LogFormat::Xml && p.options.iter().any(|o| o == "--demangle=no");
+                // A text preamble lists Valgrind's options only with `-v`, which also lists
+                // every object loaded and unloaded from here on: frames printed with a
+                // source line can then be placed among the objects the log shows.
+                proc.preamble(self.format == LogFormat::Text && run.known && !run.keep_debuginfo);
                 proc.run = run;
                 if let Some(t) = p.tool {
                     proc.tool = Some(t);
                 }
             }
             LogItem::Error(err) => self.error(err, on)?,
+            LogItem::ObjectLoaded { pid, path } => {
+                self.procs.entry(*pid).or_default().object(path, None);
+            }
+            LogItem::ObjectUnloaded {
+                pid,
+                path,
+                start,
+                end,
+            } => {
+                self.procs
+                    .entry(*pid)
+                    .or_default()
+                    .object(path, Some((*start, *end)));
+            }
             LogItem::ContextCount {
                 pid,
                 count,
@@ -219,7 +237,8 @@ impl<'r> LogReplay<'r> {
             .rules
             .tool(tool)
             .map_err(|e| ReplayError::Refused(e.clone()))?;
-        let input = MatchInput::from_record(err, proc.mangled);
+        proc.objects.observe(err);
+        let input = MatchInput::from_record_with(err, proc.mangled, Some(&proc.objects));
         if input.demangled_names && !self.warned_demangled {
             self.warned_demangled = true;
             on(Event::Warning {

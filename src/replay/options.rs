@@ -27,6 +27,9 @@ pub struct RunOptions {
     pub leak_check: LeakCheck,
     /// The leak kinds whose records are printed (`--show-leak-kinds`).
     pub shown: KindMask,
+    /// `--keep-debuginfo=yes`: unloaded objects keep their symbols (and stacks may name
+    /// them after they are gone).
+    pub keep_debuginfo: bool,
 }
 
 impl Default for RunOptions {
@@ -36,6 +39,7 @@ impl Default for RunOptions {
             num_callers: None,
             leak_check: LeakCheck::Summary,
             shown: kind_bit(LeakKind::Definite) | kind_bit(LeakKind::Possible),
+            keep_debuginfo: false,
         }
     }
 }
@@ -89,6 +93,7 @@ impl RunOptions {
                         o.shown &= !(kind_bit(LeakKind::Reachable) | kind_bit(LeakKind::Indirect));
                     }
                 }
+                "--keep-debuginfo" => o.keep_debuginfo = value == "yes",
                 "--show-possibly-lost" => {
                     if value == "no" {
                         o.shown &= !kind_bit(LeakKind::Possible);
@@ -160,6 +165,8 @@ mod tests {
         assert_eq!(parse(&["--leak-check=no"]).hidden(), 0);
         assert!(!parse(&["--leak-check=summary"]).records_numbered());
         assert_eq!(parse(&["--num-callers=40"]).num_callers, Some(40));
+        assert!(parse(&["--keep-debuginfo=yes"]).keep_debuginfo);
+        assert!(!parse(&["-v"]).keep_debuginfo);
         // An unknown kind: Valgrind refuses the option; keep the default.
         assert_eq!(
             parse(&["--leak-check=full", "--show-leak-kinds=bogus"]).hidden(),

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::logs::record::{ErrorSummary, LossRecord};
 use crate::matcher::Truth;
+use crate::matcher::objects::ObjectMap;
 use crate::replay::credit::{Candidates, KindMask, Outcome, RuleId, SearchOrder};
 use crate::replay::evidence::{ErrorEvidence, RuleCounts, Why};
 use crate::replay::options::RunOptions;
@@ -81,6 +82,9 @@ struct Context {
     counted: bool,
 }
 
+/// A `Reading syms` line (no range) or a `Discarding syms` line (its range).
+type ObjectEvent = (Vec<u8>, Option<(u64, u64)>);
+
 /// One process.
 #[derive(Debug, Default)]
 pub(crate) struct Proc {
@@ -88,6 +92,12 @@ pub(crate) struct Proc {
     /// Its function names are the matcher's (XML with `--demangle=no`).
     pub(crate) mangled: bool,
     pub(crate) run: RunOptions,
+    /// What the log shows of the objects loaded, for frames printed with a source line.
+    pub(crate) objects: ObjectMap,
+    /// Loads and unloads read before the preamble said whether they are all listed.
+    early_loads: Vec<ObjectEvent>,
+    /// The preamble was read.
+    preamble: bool,
     tools: Vec<ToolState>,
     contexts: HashMap<u64, Context>,
     summary: Option<ErrorSummary>,
@@ -118,6 +128,36 @@ fn tool_state<'a>(
 }
 
 impl Proc {
+    /// The preamble was read: whether every load and unload of the process is listed.
+    pub(crate) fn preamble(&mut self, loads_listed: bool) {
+        self.preamble = true;
+        self.objects = if loads_listed {
+            ObjectMap::with_loads_listed()
+        } else {
+            ObjectMap::new()
+        };
+        for (path, unload) in std::mem::take(&mut self.early_loads) {
+            self.object(&path, unload);
+        }
+    }
+
+    /// `Reading syms from PATH` (`unload` is `None`) or `Discarding syms at A-B in PATH`.
+    pub(crate) fn object(&mut self, path: &[u8], unload: Option<(u64, u64)>) {
+        if !self.preamble {
+            // A reader may hand these out before the preamble that says how to use them. A
+            // process with no preamble (a forked child, an excerpt) never lists them all, so
+            // they are of no use there: keep a bounded number.
+            if self.early_loads.len() < 4096 {
+                self.early_loads.push((path.to_vec(), unload));
+            }
+            return;
+        }
+        match unload {
+            None => self.objects.observe_loaded(path),
+            Some((start, end)) => self.objects.observe_unloaded(path, start, end),
+        }
+    }
+
     /// Replay an error (not a loss record): any tie group of the tool ends first.
     pub(crate) fn error(&mut self, rules: &ToolRules, p: Pending, out: &mut Vec<Decided>) {
         self.active = true;

@@ -3,6 +3,7 @@
 mod commands;
 mod common;
 mod corpus;
+mod demangle;
 mod grammar;
 mod logs_text;
 mod logs_xml;
@@ -10,4 +11,5 @@ mod match_credit;
 mod match_differential;
 mod match_live;
 mod matching;
+mod objects;
 mod properties;
