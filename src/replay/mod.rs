@@ -243,7 +243,7 @@ impl<'r> LogReplay<'r> {
             self.warned_demangled = true;
             on(Event::Warning {
                 line: None,
-                message: "this log shows only demangled function names (no --gen-suppressions blocks, no XML with --demangle=no): verdicts that depend on C++ names are approximate".to_owned(),
+                message: "this log shows only demangled function names (no --gen-suppressions blocks, no XML with --demangle=no): `fun:` patterns are decided by demangling them as Valgrind does where only one mangled name shows that way; the rest are approximate".to_owned(),
             })
             .map_err(ReplayError::Handler)?;
         }
