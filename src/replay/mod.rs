@@ -17,6 +17,7 @@
 //! order of tied loss records, every truth of the facts the log hides. Valgrind's own count
 //! for a rule lies between [`RuleCounts::hits`] and [`RuleCounts::hits_max`].
 
+mod cache;
 pub mod credit;
 pub mod evidence;
 pub mod options;
@@ -35,7 +36,7 @@ use crate::matcher::input::Known;
 use crate::matcher::rule::{Pattern, Rule};
 use crate::matcher::{MatchInput, RefusedFile, Truth};
 use crate::supp::kinds::Tool;
-use credit::Candidates;
+use cache::{MatchCache, Matched};
 use options::RunOptions;
 use process::{Decided, Pending, Proc};
 
@@ -97,6 +98,8 @@ pub struct LogReplay<'r> {
     next_seq: u64,
     warned_demangled: bool,
     warned_callers: bool,
+    /// The matcher's answers for the inputs seen so far.
+    cache: MatchCache,
 }
 
 impl<'r> LogReplay<'r> {
@@ -114,6 +117,7 @@ impl<'r> LogReplay<'r> {
             next_seq: 0,
             warned_demangled: false,
             warned_callers: false,
+            cache: MatchCache::default(),
         }
     }
 
@@ -255,18 +259,9 @@ impl<'r> LogReplay<'r> {
             })
             .map_err(ReplayError::Handler)?;
         }
-        let mut cands = Candidates::default();
-        let mut maybe_why = Vec::new();
-        for (id, truth) in rules.set.all_matches(tool, &input) {
-            match truth {
-                Truth::Yes => cands.yes.push(id),
-                Truth::Unknown => {
-                    cands.maybe.push(id);
-                    maybe_why.push((id, unknown_facts(&rules.set.rules[id as usize], &input)));
-                }
-                Truth::No => {}
-            }
-        }
+        let matched = self
+            .cache
+            .get_or_insert_with(tool, &input, || matches(&rules.set, tool, &input));
         let seq = self.next_seq;
         self.next_seq += 1;
         self.queue.push_back(None);
@@ -286,8 +281,7 @@ impl<'r> LogReplay<'r> {
                 // Taken while the record is at hand: a loss record's verdict may come later.
                 signature: self.opts.signatures.then(|| signature(err)),
             },
-            cands,
-            maybe_why,
+            matched,
             base_why: if err.truncated {
                 Why::FRAMES
             } else {
@@ -358,6 +352,24 @@ impl<'r> LogReplay<'r> {
         }
         Ok(())
     }
+}
+
+/// What the matcher says about `input`: the rules that match or may match it, in load
+/// order, and why each one that may is undecided.
+fn matches(set: &crate::matcher::RuleSet, tool: Tool, input: &MatchInput) -> Matched {
+    let mut m = Matched::default();
+    for (id, truth) in set.all_matches(tool, input) {
+        match truth {
+            Truth::Yes => m.cands.yes.push(id),
+            Truth::Unknown => {
+                m.cands.maybe.push(id);
+                m.maybe_why
+                    .push((id, unknown_facts(&set.rules[id as usize], input)));
+            }
+            Truth::No => {}
+        }
+    }
+    m
 }
 
 /// The facts `rule` needs that `input` does not show: why its verdict is unknown.

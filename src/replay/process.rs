@@ -4,12 +4,15 @@
 //! All of it is dropped when the process ends, so a log of many processes costs no more per
 //! line than a log of one.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::logs::record::{ErrorSummary, LossRecord};
 use crate::matcher::Truth;
 use crate::matcher::objects::ObjectMap;
-use crate::replay::credit::{Candidates, KindMask, Outcome, RuleId, SearchOrder};
+use crate::replay::cache::Matched;
+use crate::replay::credit::{KindMask, Outcome, RuleId, SearchOrder};
 use crate::replay::evidence::{ErrorEvidence, RuleCounts, Why};
 use crate::replay::options::RunOptions;
 use crate::replay::rules::{ALL_KINDS, Slot, ToolRules, kind_bit};
@@ -22,10 +25,9 @@ pub(crate) struct Pending {
     pub(crate) seq: u64,
     /// Its row, without the verdict yet.
     pub(crate) evidence: ErrorEvidence,
-    /// What the matcher said.
-    pub(crate) cands: Candidates,
-    /// For each rule that may match, the facts it needs that the log hides.
-    pub(crate) maybe_why: Vec<(RuleId, Why)>,
+    /// What the matcher said: the rules that match or may match, and for each that may,
+    /// the facts it needs that the log hides (shared by every error with the same input).
+    pub(crate) matched: Arc<Matched>,
     /// Why the error itself cannot be matched surely (cut off).
     pub(crate) base_why: Why,
 }
@@ -74,12 +76,42 @@ impl ToolState {
     }
 }
 
-/// The credit of an error context, for the occurrence count that comes later.
-#[derive(Debug)]
+/// The credit of an error context, for the occurrence count that comes later. A process
+/// may print hundreds of thousands of errors, most of them with one of a few credits: the
+/// rules are kept once per process ([`SlotSets`]), a context only numbers them.
+#[derive(Debug, Clone, Copy)]
 struct Context {
-    certain: Option<Slot>,
-    possible: Vec<Slot>,
+    /// The rules it may be credited to.
+    possible: SetId,
+    /// It is surely credited (to the set's only rule).
+    certain: bool,
     counted: bool,
+}
+
+type SetId = u32;
+
+/// Sets of rules, each kept once.
+#[derive(Debug, Default)]
+struct SlotSets {
+    sets: Vec<Arc<[Slot]>>,
+    ids: HashMap<Arc<[Slot]>, SetId>,
+}
+
+impl SlotSets {
+    fn intern(&mut self, set: &[Slot]) -> SetId {
+        if let Some(&id) = self.ids.get(set) {
+            return id;
+        }
+        let id = SetId::try_from(self.sets.len()).unwrap_or(SetId::MAX);
+        let set: Arc<[Slot]> = set.into();
+        self.sets.push(Arc::clone(&set));
+        self.ids.insert(set, id);
+        id
+    }
+
+    fn get(&self, id: SetId) -> &[Slot] {
+        self.sets.get(id as usize).map_or(&[], |s| s)
+    }
 }
 
 /// A `Reading syms` line (no range) or a `Discarding syms` line (its range).
@@ -100,6 +132,8 @@ pub(crate) struct Proc {
     preamble: bool,
     tools: Vec<ToolState>,
     contexts: HashMap<u64, Context>,
+    /// The rule sets its contexts refer to.
+    context_sets: SlotSets,
     summary: Option<ErrorSummary>,
     counts: HashMap<Slot, RuleCounts>,
     /// Repeats already counted from occurrence counts.
@@ -167,11 +201,12 @@ impl Proc {
         close_group(ts, rules, &mut self.counts, out);
         let decided = decide(ts, rules, vec![p], 0, &mut self.counts);
         for (_, ev) in &decided {
+            let possible = self.context_sets.intern(&ev.possible);
             self.contexts.insert(
                 line,
                 Context {
-                    certain: ev.credited(),
-                    possible: ev.possible.clone(),
+                    possible,
+                    certain: ev.credited().is_some(),
                     counted: false,
                 },
             );
@@ -257,16 +292,20 @@ impl Proc {
         ctx.counted = true;
         let extra = count.saturating_sub(1);
         self.counted_extra += extra;
-        if let Some(slot) = ctx.certain {
-            let c = self.counts.entry(slot).or_default();
-            c.hits += extra;
-            c.add_possible(Some(extra));
-        } else {
-            for &slot in &ctx.possible {
-                self.counts
-                    .entry(slot)
-                    .or_default()
-                    .add_possible(Some(extra));
+        let possible = self.context_sets.get(ctx.possible);
+        match possible {
+            [slot] if ctx.certain => {
+                let c = self.counts.entry(*slot).or_default();
+                c.hits += extra;
+                c.add_possible(Some(extra));
+            }
+            _ => {
+                for &slot in possible {
+                    self.counts
+                        .entry(slot)
+                        .or_default()
+                        .add_possible(Some(extra));
+                }
             }
         }
     }
@@ -315,11 +354,17 @@ impl Proc {
         }
         // Occurrences of contexts the log gave no count for: at most all the repeats the
         // summary counts (errors − contexts), less those already counted.
-        let mut uncounted: Vec<Slot> = self
+        let mut sets: Vec<SetId> = self
             .contexts
             .values()
             .filter(|c| !c.counted)
-            .flat_map(|c| c.possible.iter().copied())
+            .map(|c| c.possible)
+            .collect();
+        sets.sort_unstable();
+        sets.dedup();
+        let mut uncounted: Vec<Slot> = sets
+            .into_iter()
+            .flat_map(|id| self.context_sets.get(id).iter().copied())
             .collect();
         uncounted.sort_unstable();
         uncounted.dedup();
@@ -423,7 +468,7 @@ fn decide(
     hidden: KindMask,
     counts: &mut HashMap<Slot, RuleCounts>,
 ) -> Vec<Decided> {
-    let cands: Vec<Candidates> = group.iter().map(|p| p.cands.clone()).collect();
+    let cands: Vec<&_> = group.iter().map(|p| &p.matched.cands).collect();
     let outcomes = ts.order.group(&cands, hidden, |id| rules.kinds(id));
     group
         .into_iter()
@@ -455,8 +500,8 @@ fn finish(
     }
     let mut yes_possible = 0;
     for &id in &o.possible {
-        match p.maybe_why.iter().find(|(m, _)| *m == id) {
-            Some((_, w)) => why.insert(*w),
+        match p.matched.why_maybe(id) {
+            Some(w) => why.insert(w),
             None => yes_possible += 1,
         }
     }
@@ -488,4 +533,22 @@ fn finish(
         ev.signature = None;
     }
     (p.seq, ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_rule_sets_are_kept_once() {
+        let mut sets = SlotSets::default();
+        let a = sets.intern(&[3, 7]);
+        let b = sets.intern(&[]);
+        assert_eq!(sets.intern(&[3, 7]), a);
+        assert_ne!(a, b);
+        assert_ne!(sets.intern(&[7, 3]), a);
+        assert_eq!(sets.get(a), [3, 7]);
+        assert!(sets.get(b).is_empty());
+        assert_eq!(sets.sets.len(), 3);
+    }
 }
