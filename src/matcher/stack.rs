@@ -44,7 +44,7 @@ fn name_matches(g: &Glob, name: &Known<Vec<u8>>) -> Truth {
     match name {
         Known::Yes(name) => Truth::of(g.matches(name)),
         // `*` matches whatever the name is.
-        _ if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+        _ if g.matches_any() => Truth::Yes,
         // One of a closed set: decided when every candidate agrees.
         Known::OneOf(names) => {
             let hits = names.iter().filter(|n| g.matches(n)).count();
@@ -99,53 +99,73 @@ pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
         }
         return verdict;
     }
-    let mut memo = vec![None; (pattern.len() + 1) * (n + 1)];
-    go(pattern, input, 0, 0, &mut memo)
+    // One verdict per input position; real stacks are short, so no allocation for them.
+    let mut small = [Truth::No; SMALL];
+    if n < SMALL {
+        reach(pattern, input, &mut small[..=n])
+    } else {
+        reach(pattern, input, &mut vec![Truth::No; n + 1])
+    }
 }
 
-/// The verdict of `pattern[p..]` against `input.frames[i..]`, memoised (Valgrind's frugal
-/// star: zero frames first, then one more).
-fn go(
-    pattern: &[Pattern],
-    input: &MatchInput,
-    p: usize,
-    i: usize,
-    memo: &mut [Option<Truth>],
-) -> Truth {
+/// Stacks up to this many frames (minus one) are matched without allocating.
+const SMALL: usize = 128;
+
+/// Valgrind's recursive matcher (§2.3), computed forwards over the pattern: `row[i]` is the
+/// best verdict of a way to match the pattern so far consuming exactly the first `i`
+/// frames (the best over ways of the worst comparison on the way: what the recursion,
+/// taking `...` frugally and backtracking, finds). Each pattern frame is compared with each
+/// frame at most once, and only at positions some way still reaches. `row` has one entry
+/// per input position (`frames.len() + 1`).
+fn reach(pattern: &[Pattern], input: &MatchInput, row: &mut [Truth]) -> Truth {
     let n = input.frames.len();
-    let Some(pat) = pattern.get(p) else {
-        return Truth::Yes;
-    };
-    let key = p * (n + 1) + i;
-    if let Some(t) = memo[key] {
-        return t;
+    row.fill(Truth::No);
+    row[0] = Truth::Yes;
+    // Positions reached (verdict not `No`) lie in `lo..=hi`.
+    let (mut lo, mut hi) = (0, 0);
+    // The best verdict of ways that continue into the frames the log hides (a `...` may
+    // take hidden frames too, but what follows it then meets them as this does).
+    let mut hidden = Truth::No;
+    for pat in pattern {
+        if matches!(pat, Pattern::Ellipsis) {
+            // Zero or more frames: every position from a reached one on is reached.
+            let mut best = Truth::No;
+            for t in &mut row[lo..=n] {
+                best = best.or(*t);
+                *t = best;
+            }
+            hi = n;
+        } else {
+            if hi == n && input.open_ended {
+                // Out of frames shown: Valgrind sees the frames the log hides.
+                hidden = hidden.or(row[n].and(Truth::Unknown));
+            }
+            // One frame: each position reached moves on by one if the frame matches.
+            let top = hi.min(n.wrapping_sub(1));
+            if n == 0 || top < lo {
+                return hidden;
+            }
+            for i in (lo..=top).rev() {
+                row[i + 1] = match row[i] {
+                    Truth::No => Truth::No,
+                    t => t.and(frame_matches(pat, &input.frames[i])),
+                };
+            }
+            lo += 1;
+            hi = top + 1;
+            while lo <= hi && row[lo] == Truth::No {
+                lo += 1;
+            }
+            while hi > lo && row[hi] == Truth::No {
+                hi -= 1;
+            }
+            if lo > hi {
+                return hidden;
+            }
+        }
     }
-    let v = if matches!(pat, Pattern::Ellipsis) {
-        let zero = go(pattern, input, p + 1, i, memo);
-        if zero == Truth::Yes {
-            zero
-        } else if i < n {
-            zero.or(go(pattern, input, p, i + 1, memo))
-        } else if input.open_ended {
-            zero.or(Truth::Unknown)
-        } else {
-            zero
-        }
-    } else if i < n {
-        let here = frame_matches(pat, &input.frames[i]);
-        if here == Truth::No {
-            here
-        } else {
-            here.and(go(pattern, input, p + 1, i + 1, memo))
-        }
-    } else if input.open_ended {
-        // Valgrind sees frames the log hides below `main`.
-        Truth::Unknown
-    } else {
-        Truth::No
-    };
-    memo[key] = Some(v);
-    v
+    // The pattern is used up: the rest of the input is accepted.
+    row[lo..=hi].iter().fold(hidden, |best, &t| best.or(t))
 }
 
 /// Explain, frame by frame, how `pattern` meets `input`: one line per step of the best path
@@ -251,6 +271,125 @@ fn sub(input: &MatchInput, from: usize) -> MatchInput {
 mod tests {
     use super::*;
     use crate::matcher::wildcard::Glob;
+    use proptest::prelude::*;
+
+    /// Valgrind's matcher as valgrind-semantics.md §2.3 writes it, made three-valued:
+    /// recursive, `...` frugal (zero frames first), memoised. The reference for
+    /// [`stack_matches`].
+    fn reference(pattern: &[Pattern], input: &MatchInput) -> Truth {
+        fn go(
+            pattern: &[Pattern],
+            input: &MatchInput,
+            p: usize,
+            i: usize,
+            memo: &mut [Option<Truth>],
+        ) -> Truth {
+            let n = input.frames.len();
+            let Some(pat) = pattern.get(p) else {
+                return Truth::Yes;
+            };
+            let key = p * (n + 1) + i;
+            if let Some(t) = memo[key] {
+                return t;
+            }
+            let v = if matches!(pat, Pattern::Ellipsis) {
+                let zero = go(pattern, input, p + 1, i, memo);
+                if zero == Truth::Yes {
+                    zero
+                } else if i < n {
+                    zero.or(go(pattern, input, p, i + 1, memo))
+                } else if input.open_ended {
+                    zero.or(Truth::Unknown)
+                } else {
+                    zero
+                }
+            } else if i < n {
+                let here = frame_matches(pat, &input.frames[i]);
+                if here == Truth::No {
+                    here
+                } else {
+                    here.and(go(pattern, input, p + 1, i + 1, memo))
+                }
+            } else if input.open_ended {
+                Truth::Unknown
+            } else {
+                Truth::No
+            };
+            memo[key] = Some(v);
+            v
+        }
+        let mut memo = vec![None; (pattern.len() + 1) * (input.frames.len() + 1)];
+        go(pattern, input, 0, 0, &mut memo)
+    }
+
+    /// A pattern frame over a small alphabet, so that frames often match.
+    fn pattern_frame() -> impl Strategy<Value = Pattern> {
+        prop_oneof![
+            3 => Just(Pattern::Ellipsis),
+            3 => "[ab]".prop_map(|s| Pattern::Fun(Glob::new(s.as_bytes()))),
+            1 => Just(Pattern::Fun(Glob::new(b"*"))),
+            2 => "[xy]".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
+            1 => Just(Pattern::Obj(Glob::new(b"*"))),
+            1 => (0u32..3).prop_map(|l| Pattern::Src(Glob::new(b"f.c"), l)),
+        ]
+    }
+
+    /// An input frame whose facts may be shown, partly shown or hidden.
+    fn input_frame() -> impl Strategy<Value = InputFrame> {
+        let fun = prop_oneof![
+            4 => "[abc]".prop_map(|s| Known::Yes(s.into_bytes())),
+            1 => Just(Known::Unknown),
+        ];
+        let obj = prop_oneof![
+            4 => "[xyz]".prop_map(|s| Known::Yes(s.into_bytes())),
+            1 => Just(Known::OneOf(vec![b"x".to_vec(), b"z".to_vec()].into())),
+            1 => Just(Known::Unknown),
+        ];
+        let src = prop_oneof![
+            2 => (1u32..3).prop_map(|l| Known::Yes(SrcInfo::At(b"f.c".to_vec(), l))),
+            1 => Just(Known::Yes(SrcInfo::None)),
+            1 => Just(Known::Unknown),
+        ];
+        (fun, obj, src).prop_map(|(fun, obj, src)| InputFrame { fun, obj, src })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// The forward matcher gives the recursion's verdict on every pattern and input.
+        #[test]
+        fn stack_matches_is_the_recursion(
+            pattern in proptest::collection::vec(pattern_frame(), 0..7),
+            frames in proptest::collection::vec(input_frame(), 0..7),
+            open_ended in any::<bool>(),
+        ) {
+            let input = MatchInput { frames, open_ended, ..MatchInput::default() };
+            prop_assert_eq!(stack_matches(&pattern, &input), reference(&pattern, &input));
+        }
+    }
+
+    #[test]
+    fn long_stacks_match_like_short_ones() {
+        // Past the on-stack buffer: the same answers.
+        let frames: Vec<InputFrame> = (0..300)
+            .map(|i| frame(if i == 250 { "deep" } else { "f" }, "/o", None))
+            .collect();
+        let mut input = MatchInput {
+            frames,
+            ..MatchInput::default()
+        };
+        for open_ended in [false, true] {
+            input.open_ended = open_ended;
+            for spec in [
+                &["...", "fun:deep"][..],
+                &["fun:f", "...", "fun:deep", "fun:f"],
+                &["...", "fun:nope"],
+                &["...", "fun:deep", "...", "fun:f", "fun:f", "fun:nope"],
+            ] {
+                let p = pats(spec);
+                assert_eq!(stack_matches(&p, &input), reference(&p, &input), "{spec:?}");
+            }
+        }
+    }
 
     fn frame(fun: &str, obj: &str, src: Option<(&str, u32)>) -> InputFrame {
         InputFrame {

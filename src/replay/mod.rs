@@ -377,7 +377,7 @@ fn unknown_facts(rule: &Rule, input: &MatchInput) -> Why {
     let mut why = Why::none();
     let any = |f: &dyn Fn(&crate::matcher::input::InputFrame) -> bool| input.frames.iter().any(f);
     for p in &rule.frames {
-        let star = |g: &crate::matcher::wildcard::Glob| g.as_bytes().iter().all(|&b| b == b'*');
+        let star = |g: &crate::matcher::wildcard::Glob| g.matches_any();
         match p {
             Pattern::Fun(g) if !star(g) && any(&|f| !matches!(f.fun, Known::Yes(_))) => {
                 why.insert(Why::NAME);
