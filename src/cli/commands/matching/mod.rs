@@ -27,7 +27,7 @@ use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
 use progress::Progress;
-use render::{ErrorRow, Groups};
+use render::{ErrorRow, Groups, RuleRefs};
 use vgsupp::logs::detect;
 use vgsupp::logs::record::{ErrorRecord, ReadError};
 use vgsupp::matcher::stack::explain;
@@ -118,6 +118,7 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
     if let Some(exit) = refuse(&rules, args.keep_going, out) {
         return Ok(exit);
     }
+    let refs = RuleRefs::new(&rules).context("serializing the rules")?;
     let log_paths = files::collect_logs(&args.logs)?;
     // A log that cannot be opened fails the run before anything is printed, as when the
     // whole report was built first; later failures (a corrupt gzip member) come after the
@@ -154,7 +155,7 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
             let done = replay_log(
                 &log_paths[log],
                 log,
-                &rules,
+                &refs,
                 args,
                 mode,
                 sink,
@@ -236,7 +237,7 @@ fn refuse(rules: &Rules, keep_going: bool, out: &Output) -> Option<Exit> {
 fn replay_log(
     path: &std::path::Path,
     index: usize,
-    rules: &Rules,
+    refs: &RuleRefs<'_>,
     args: &MatchArgs,
     mode: Mode,
     sink: &mut LogSink<'_>,
@@ -245,6 +246,7 @@ fn replay_log(
 ) -> Result<String, Stop> {
     let name = files::display(path);
     let log = detect::open_log(path).map_err(|e| Stop::Failed(e.into()))?;
+    let rules = refs.rules;
     let mut replay = LogReplay::new(
         rules,
         log.format(),
@@ -260,7 +262,7 @@ fn replay_log(
         match ev {
             Event::Error(e) => {
                 if mode.rows {
-                    sink.row(&ErrorRow::new(&name, e, rules), mode.format)?;
+                    sink.row(&ErrorRow::new(&name, e, refs), mode.format)?;
                 }
                 if mode.summary {
                     totals.groups.add(index, &name, e);
