@@ -605,6 +605,73 @@ mod tests {
         );
     }
 
+    /// Errors whose credit is uncertain are counted per set of possible rules and added to
+    /// each rule of the set when the process ends; repeats of such a context count for
+    /// every rule of its set.
+    #[test]
+    fn uncertain_credits_count_for_every_possible_rule() {
+        let cond = |pid: u32, line: u32| {
+            format!(
+                "=={pid}== Conditional jump or move depends on uninitialised value(s)\n=={pid}==    at 0x109100: branchy (t.c:{line})\n=={pid}==    by 0x109200: main (t.c:40)\n=={pid}== \n"
+            )
+        };
+        // `a` surely matches; `b`, searched first, may (the frames below main are hidden).
+        let rules = "{\n a\n Memcheck:Cond\n fun:branchy\n}\n{\n b\n Memcheck:Cond\n ...\n obj:/lib/x.so\n}\n{\n c\n Memcheck:Cond\n fun:other\n}\n";
+        // Six occurrences of three contexts: the first's count says it had four.
+        let log = format!(
+            "{PREAMBLE}{}{}{}==7== ERROR SUMMARY: 6 errors from 3 contexts (suppressed: 0 from 0)\n",
+            cond(7, 5),
+            cond(7, 6),
+            cond(7, 5)
+        );
+        let rules = Rules::load(
+            vec![RuleFile {
+                path: "r.supp".into(),
+                source: rules.as_bytes().to_vec(),
+            }],
+            RulesOptions {
+                version: Version::new(19).expect("3.19"),
+                num_callers: 12,
+                go_on: false,
+            },
+        );
+        let mut r = LogReplay::new(&rules, LogFormat::Text, ReplayOptions::default());
+        let mut rows = Vec::new();
+        let mut on = |ev: Event<'_>| -> Result<(), ()> {
+            if let Event::Error(e) = ev {
+                rows.push(e.clone());
+            }
+            Ok(())
+        };
+        for item in TextReader::new(log.as_bytes()) {
+            r.feed(&item.expect("item"), &mut on).expect("feed");
+        }
+        r.feed(
+            &LogItem::ContextCount {
+                pid: Some(7),
+                count: 4,
+                error_line: 4,
+            },
+            &mut on,
+        )
+        .expect("feed");
+        let tally = r.finish(&mut on).expect("finish");
+        assert_eq!(rows.len(), 3);
+        assert!(
+            rows.iter()
+                .all(|e| e.possible == [0, 1] && e.credited().is_none())
+        );
+        // Three rows and three more occurrences, each possibly either rule's.
+        for slot in [0, 1] {
+            assert_eq!(
+                (tally.rules[slot].hits, tally.rules[slot].hits_max),
+                (0, Some(6)),
+                "rule {slot}"
+            );
+        }
+        assert_eq!((tally.rules[2].hits, tally.rules[2].hits_max), (0, Some(0)));
+    }
+
     #[test]
     fn short_names() {
         assert_eq!(

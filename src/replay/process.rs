@@ -114,6 +114,35 @@ impl SlotSets {
     }
 }
 
+/// A process's rule counts. An error whose credit is uncertain may be credited to any of
+/// its possible rules, up to hundreds with a real rule set, and a process repeats the same
+/// few sets: such errors are counted per set, and the sets are added to the rules' counts
+/// when the process ends (the sums are the same).
+#[derive(Debug, Default)]
+struct Credits {
+    counts: HashMap<Slot, RuleCounts>,
+    /// The rule sets of uncertain credits and of error contexts.
+    sets: SlotSets,
+    /// How many errors may be credited to any rule of each set.
+    uncertain: HashMap<SetId, u64>,
+}
+
+impl Credits {
+    fn count(&mut self, slot: Slot) -> &mut RuleCounts {
+        self.counts.entry(slot).or_default()
+    }
+
+    /// The counts with every uncertain credit added.
+    fn into_counts(mut self) -> HashMap<Slot, RuleCounts> {
+        for (set, n) in std::mem::take(&mut self.uncertain) {
+            for &slot in self.sets.get(set) {
+                self.counts.entry(slot).or_default().add_possible(Some(n));
+            }
+        }
+        self.counts
+    }
+}
+
 /// A `Reading syms` line (no range) or a `Discarding syms` line (its range).
 type ObjectEvent = (Vec<u8>, Option<(u64, u64)>);
 
@@ -132,10 +161,8 @@ pub(crate) struct Proc {
     preamble: bool,
     tools: Vec<ToolState>,
     contexts: HashMap<u64, Context>,
-    /// The rule sets its contexts refer to.
-    context_sets: SlotSets,
     summary: Option<ErrorSummary>,
-    counts: HashMap<Slot, RuleCounts>,
+    credits: Credits,
     /// Repeats already counted from occurrence counts.
     counted_extra: u64,
     /// Any error or record was replayed.
@@ -198,10 +225,10 @@ impl Proc {
         let line = p.evidence.line;
         let tool = p.evidence.tool;
         let ts = tool_state(&mut self.tools, tool, rules);
-        close_group(ts, rules, &mut self.counts, out);
-        let decided = decide(ts, rules, vec![p], 0, &mut self.counts);
+        close_group(ts, rules, &mut self.credits, out);
+        let decided = decide(ts, rules, vec![p], 0, &mut self.credits);
         for (_, ev) in &decided {
-            let possible = self.context_sets.intern(&ev.possible);
+            let possible = self.credits.sets.intern(&ev.possible);
             self.contexts.insert(
                 line,
                 Context {
@@ -250,7 +277,7 @@ impl Proc {
             }
         }
         if new_search {
-            close_group(ts, rules, &mut self.counts, out);
+            close_group(ts, rules, &mut self.credits, out);
             ts.search += 1;
             ts.printed = 0;
         }
@@ -271,7 +298,7 @@ impl Proc {
             blocks: loss.blocks,
         };
         if ts.key != Some(key) {
-            close_group(ts, rules, &mut self.counts, out);
+            close_group(ts, rules, &mut self.credits, out);
             ts.key = Some(key);
             if gap > 0 {
                 ts.group_hidden = mask;
@@ -292,21 +319,14 @@ impl Proc {
         ctx.counted = true;
         let extra = count.saturating_sub(1);
         self.counted_extra += extra;
-        let possible = self.context_sets.get(ctx.possible);
-        match possible {
+        let credits = &mut self.credits;
+        match *credits.sets.get(ctx.possible) {
             [slot] if ctx.certain => {
-                let c = self.counts.entry(*slot).or_default();
+                let c = credits.count(slot);
                 c.hits += extra;
                 c.add_possible(Some(extra));
             }
-            _ => {
-                for &slot in possible {
-                    self.counts
-                        .entry(slot)
-                        .or_default()
-                        .add_possible(Some(extra));
-                }
-            }
+            _ => *credits.uncertain.entry(ctx.possible).or_default() += extra,
         }
     }
 
@@ -342,13 +362,10 @@ impl Proc {
                     add_hidden(ts, mask, tail);
                 }
             }
-            close_group(ts, r, &mut self.counts, out);
+            close_group(ts, r, &mut self.credits, out);
             for &(mask, n) in &ts.hidden_counts {
                 for id in r.leak_rules(mask) {
-                    self.counts
-                        .entry(r.slot(id))
-                        .or_default()
-                        .add_possible(Some(n));
+                    self.credits.count(r.slot(id)).add_possible(Some(n));
                 }
             }
         }
@@ -364,7 +381,7 @@ impl Proc {
         sets.dedup();
         let mut uncounted: Vec<Slot> = sets
             .into_iter()
-            .flat_map(|id| self.context_sets.get(id).iter().copied())
+            .flat_map(|id| self.credits.sets.get(id).iter().copied())
             .collect();
         uncounted.sort_unstable();
         uncounted.dedup();
@@ -375,7 +392,7 @@ impl Proc {
         });
         for slot in uncounted {
             match bound {
-                Some(b) => self.counts.entry(slot).or_default().add_possible(Some(b)),
+                Some(b) => self.credits.count(slot).add_possible(Some(b)),
                 None => unbounded.push(slot),
             }
         }
@@ -390,7 +407,7 @@ impl Proc {
                 "Valgrind suppressed {} errors while recording this process: they are not in the log, so its rule credits are only bounds",
                 s.suppressed
             ));
-            for c in self.counts.values_mut() {
+            for c in self.credits.counts.values_mut() {
                 c.hits = 0;
             }
             for ts in &self.tools {
@@ -405,7 +422,7 @@ impl Proc {
         unbounded.sort_unstable();
         unbounded.dedup();
         Ended {
-            counts: self.counts,
+            counts: self.credits.into_counts(),
             unbounded,
             note,
         }
@@ -445,7 +462,7 @@ fn add_hidden(ts: &mut ToolState, mask: KindMask, n: u64) {
 fn close_group(
     ts: &mut ToolState,
     rules: &ToolRules,
-    counts: &mut HashMap<Slot, RuleCounts>,
+    credits: &mut Credits,
     out: &mut Vec<Decided>,
 ) {
     let hidden = std::mem::take(&mut ts.group_hidden);
@@ -457,7 +474,7 @@ fn close_group(
         return;
     }
     let group = std::mem::take(&mut ts.group);
-    out.extend(decide(ts, rules, group, hidden, counts));
+    out.extend(decide(ts, rules, group, hidden, credits));
 }
 
 /// Evaluate errors as one tie group and turn the outcomes into rows and counts.
@@ -466,7 +483,7 @@ fn decide(
     rules: &ToolRules,
     group: Vec<Pending>,
     hidden: KindMask,
-    counts: &mut HashMap<Slot, RuleCounts>,
+    credits: &mut Credits,
 ) -> Vec<Decided> {
     let cands: Vec<&_> = group.iter().map(|p| &p.matched.cands).collect();
     let outcomes = ts.order.group(&cands, hidden, |id| rules.kinds(id));
@@ -474,18 +491,13 @@ fn decide(
         .into_iter()
         .zip(outcomes)
         .map(|(p, o)| {
-            let ev = finish(p, &o, rules, counts);
+            let ev = finish(p, &o, rules, credits);
             (ev.0, ev.1)
         })
         .collect()
 }
 
-fn finish(
-    p: Pending,
-    o: &Outcome,
-    rules: &ToolRules,
-    counts: &mut HashMap<Slot, RuleCounts>,
-) -> Decided {
+fn finish(p: Pending, o: &Outcome, rules: &ToolRules, credits: &mut Credits) -> Decided {
     let mut ev = p.evidence;
     ev.suppressed = if o.surely_suppressed {
         Truth::Yes
@@ -508,23 +520,20 @@ fn finish(
     if yes_possible > 1 {
         why.insert(Why::ORDER);
     }
+    let mut possible: Vec<Slot> = o.possible.iter().map(|&id| rules.slot(id)).collect();
+    possible.sort_unstable();
     match o.certain() {
         Some(id) => {
-            let c = counts.entry(rules.slot(id)).or_default();
+            let c = credits.count(rules.slot(id));
             c.hits += 1;
             c.add_possible(Some(1));
         }
+        None if possible.is_empty() => {}
         None => {
-            for &id in &o.possible {
-                counts
-                    .entry(rules.slot(id))
-                    .or_default()
-                    .add_possible(Some(1));
-            }
+            let set = credits.sets.intern(&possible);
+            *credits.uncertain.entry(set).or_default() += 1;
         }
     }
-    let mut possible: Vec<Slot> = o.possible.iter().map(|&id| rules.slot(id)).collect();
-    possible.sort_unstable();
     ev.possible = possible;
     ev.likely = o.likely.map(|id| rules.slot(id));
     ev.why = if ev.approximate() { why } else { Why::none() };
