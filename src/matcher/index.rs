@@ -14,6 +14,8 @@
 //! `fun:*alloc` or `...`, and are told apart only by a frame further down. Rules without
 //! any key are checked for every error of their kind.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::matcher::demangle;
@@ -426,10 +428,20 @@ impl Index {
             b.anywhere.all(&mut anywhere);
         } else {
             let mut prev: Option<&InputFrame> = None;
+            // The sets of objects looked up (by address: the input holds them).
+            let mut sets: Vec<usize> = Vec::new();
             for f in &input.frames {
-                // Consecutive frames often share an object; look each object up once.
-                let same_obj = prev.is_some_and(|p| p.obj == f.obj);
-                b.anywhere.lookup_frame(f, !same_obj, &mut anywhere);
+                // Consecutive frames often share an object, and frames far apart the same
+                // set of candidate objects: look each up once.
+                let mut new_obj = prev.is_none_or(|p| p.obj != f.obj);
+                if let (true, Known::OneOf(set)) = (new_obj, &f.obj) {
+                    let at = Arc::as_ptr(set).cast::<u8>().addr();
+                    new_obj = !sets.contains(&at);
+                    if new_obj {
+                        sets.push(at);
+                    }
+                }
+                b.anywhere.lookup_frame(f, new_obj, &mut anywhere);
                 prev = Some(f);
             }
         }
@@ -529,11 +541,12 @@ mod tests {
     }
 
     fn object() -> impl Strategy<Value = Known<Vec<u8>>> {
+        // Sorted, as sets of candidate objects are.
         let paths = &[
-            "/usr/lib/libc.so.6",
+            "/home/a.out",
             "/opt/libx.so.1",
             "/opt/sub/libx.so",
-            "/home/a.out",
+            "/usr/lib/libc.so.6",
         ][..];
         prop_oneof![
             5 => proptest::sample::select(paths).prop_map(|p| Known::Yes(p.as_bytes().to_vec())),

@@ -165,20 +165,25 @@ impl RuleSet {
     /// Whether rule `id` matches `input` (kind check, then stack).
     #[must_use]
     pub fn rule_matches(&self, id: u32, input: &MatchInput) -> Truth {
+        self.rule_matches_in(id, input, &mut stack::Scratch::default())
+    }
+
+    fn rule_matches_in(&self, id: u32, input: &MatchInput, scratch: &mut stack::Scratch) -> Truth {
         let rule = &self.rules[id as usize];
         if !rule.kind_matches(&input.kind) {
             return Truth::No;
         }
-        stack::stack_matches(&rule.frames, input)
+        stack::stack_matches_in(&rule.frames, input, scratch)
     }
 
     /// Every rule that matches `input` or may match it (verdict not [`Truth::No`]), for
     /// analysis and for attribution, in load order.
     #[must_use]
     pub fn all_matches(&self, tool: Tool, input: &MatchInput) -> Vec<(u32, Truth)> {
+        let mut scratch = stack::Scratch::default();
         self.candidates(tool, input)
             .into_iter()
-            .map(|id| (id, self.rule_matches(id, input)))
+            .map(|id| (id, self.rule_matches_in(id, input, &mut scratch)))
             .filter(|(_, t)| *t != Truth::No)
             .collect()
     }

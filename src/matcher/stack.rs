@@ -3,6 +3,10 @@
 //! accepted; a pattern longer than the input does not match. With facts the log does not
 //! show, a comparison can be undecided, so matching is three-valued.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
 use crate::matcher::demangle;
 use crate::matcher::input::{InputFrame, Known, MatchInput, SrcInfo};
 use crate::matcher::rule::Pattern;
@@ -39,20 +43,41 @@ impl Truth {
     }
 }
 
+/// What matching one input keeps from rule to rule: the verdicts of patterns on the large
+/// sets of objects a log leaves open ([`Known::OneOf`], hundreds of paths in a `-v` log of
+/// a process that loads many libraries), by the identity of the pattern and of the set.
+/// Valid only while the input and the rules that filled it are borrowed (the identities
+/// are their addresses).
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    one_of: FxHashMap<(usize, usize), Truth>,
+}
+
+/// Sets at least this large are worth remembering verdicts on.
+const REMEMBERED_SET: usize = 8;
+
 /// Compare a name pattern with a name the log shows, one of several names, or none.
-fn name_matches(g: &Glob, name: &Known<Vec<u8>>) -> Truth {
+fn name_matches(g: &Glob, name: &Known<Vec<u8>>, scratch: &mut Scratch) -> Truth {
     match name {
         Known::Yes(name) => Truth::of(g.matches(name)),
         // `*` matches whatever the name is.
         _ if g.matches_any() => Truth::Yes,
         // One of a closed set: decided when every candidate agrees.
         Known::OneOf(names) => {
-            let hits = names.iter().filter(|n| g.matches(n)).count();
-            match hits {
-                0 => Truth::No,
-                h if h == names.len() => Truth::Yes,
-                _ => Truth::Unknown,
+            if let Some(t) = sorted_verdict(g, names) {
+                return t;
             }
+            if names.len() < REMEMBERED_SET {
+                return set_verdict(g, names);
+            }
+            let key = (
+                std::ptr::from_ref(g).addr(),
+                Arc::as_ptr(names).cast::<u8>().addr(),
+            );
+            *scratch
+                .one_of
+                .entry(key)
+                .or_insert_with(|| set_verdict(g, names))
         }
         Known::Demangled {
             shown,
@@ -62,13 +87,56 @@ fn name_matches(g: &Glob, name: &Known<Vec<u8>>) -> Truth {
     }
 }
 
+/// The verdict of `g` on a set of names: `Yes` when every name matches, `No` when none
+/// does, else `Unknown`.
+fn set_verdict(g: &Glob, names: &[Vec<u8>]) -> Truth {
+    let (mut hit, mut miss) = (false, false);
+    for n in names {
+        if g.matches(n) {
+            hit = true;
+        } else {
+            miss = true;
+        }
+        if hit && miss {
+            return Truth::Unknown;
+        }
+    }
+    Truth::of(hit)
+}
+
+/// [`set_verdict`] by binary search for a literal or a literal prefix (`/usr/lib/*`): a
+/// set of names is sorted ([`Known::OneOf`]), so the names it matches are one run.
+fn sorted_verdict(g: &Glob, names: &[Vec<u8>]) -> Option<Truth> {
+    let lit = g.literal_prefix();
+    let hits = if g.is_literal() {
+        usize::from(names.binary_search_by(|n| n.as_slice().cmp(lit)).is_ok())
+    } else if g.as_bytes().len() == lit.len() + 1 && g.as_bytes().ends_with(b"*") {
+        let from = names.partition_point(|n| n.as_slice() < lit);
+        names[from..]
+            .iter()
+            .take_while(|n| n.starts_with(lit))
+            .count()
+    } else {
+        return None;
+    };
+    Some(match hits {
+        0 => Truth::No,
+        h if h == names.len() => Truth::Yes,
+        _ => Truth::Unknown,
+    })
+}
+
 /// Compare one pattern frame with one input frame (§2.5).
 #[must_use]
 pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
+    frame_matches_in(p, f, &mut Scratch::default())
+}
+
+fn frame_matches_in(p: &Pattern, f: &InputFrame, scratch: &mut Scratch) -> Truth {
     match p {
         Pattern::Ellipsis => Truth::Yes,
-        Pattern::Fun(g) => name_matches(g, &f.fun),
-        Pattern::Obj(g) => name_matches(g, &f.obj),
+        Pattern::Fun(g) => name_matches(g, &f.fun, scratch),
+        Pattern::Obj(g) => name_matches(g, &f.obj, scratch),
         Pattern::Src(g, line) => match &f.src {
             Known::Yes(SrcInfo::At(file, l)) => {
                 Truth::of(g.matches(file) && (*line == 0 || line == l))
@@ -82,13 +150,22 @@ pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
 /// Whether `pattern` matches `input` as a prefix.
 #[must_use]
 pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
+    stack_matches_in(pattern, input, &mut Scratch::default())
+}
+
+/// [`stack_matches`], keeping what is worth keeping for the next rule in `scratch`.
+pub(crate) fn stack_matches_in(
+    pattern: &[Pattern],
+    input: &MatchInput,
+    scratch: &mut Scratch,
+) -> Truth {
     let n = input.frames.len();
     if !pattern.iter().any(|p| matches!(p, Pattern::Ellipsis)) {
         // No `...`: one frame against one frame, stopping at the first mismatch.
         let mut verdict = Truth::Yes;
         for (i, p) in pattern.iter().enumerate() {
             let t = match input.frames.get(i) {
-                Some(f) => frame_matches(p, f),
+                Some(f) => frame_matches_in(p, f, scratch),
                 None if input.open_ended => Truth::Unknown,
                 None => Truth::No,
             };
@@ -102,9 +179,9 @@ pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
     // One verdict per input position; real stacks are short, so no allocation for them.
     let mut small = [Truth::No; SMALL];
     if n < SMALL {
-        reach(pattern, input, &mut small[..=n])
+        reach(pattern, input, &mut small[..=n], scratch)
     } else {
-        reach(pattern, input, &mut vec![Truth::No; n + 1])
+        reach(pattern, input, &mut vec![Truth::No; n + 1], scratch)
     }
 }
 
@@ -117,7 +194,12 @@ const SMALL: usize = 128;
 /// taking `...` frugally and backtracking, finds). Each pattern frame is compared with each
 /// frame at most once, and only at positions some way still reaches. `row` has one entry
 /// per input position (`frames.len() + 1`).
-fn reach(pattern: &[Pattern], input: &MatchInput, row: &mut [Truth]) -> Truth {
+fn reach(
+    pattern: &[Pattern],
+    input: &MatchInput,
+    row: &mut [Truth],
+    scratch: &mut Scratch,
+) -> Truth {
     let n = input.frames.len();
     row.fill(Truth::No);
     row[0] = Truth::Yes;
@@ -148,7 +230,7 @@ fn reach(pattern: &[Pattern], input: &MatchInput, row: &mut [Truth]) -> Truth {
             for i in (lo..=top).rev() {
                 row[i + 1] = match row[i] {
                     Truth::No => Truth::No,
-                    t => t.and(frame_matches(pat, &input.frames[i])),
+                    t => t.and(frame_matches_in(pat, &input.frames[i], scratch)),
                 };
             }
             lo += 1;
@@ -304,7 +386,7 @@ mod tests {
                     zero
                 }
             } else if i < n {
-                let here = frame_matches(pat, &input.frames[i]);
+                let here = frame_reference(pat, &input.frames[i]);
                 if here == Truth::No {
                     here
                 } else {
@@ -322,6 +404,30 @@ mod tests {
         go(pattern, input, 0, 0, &mut memo)
     }
 
+    /// §2.5's comparison, with a set of candidate names decided when every candidate
+    /// agrees: the reference for [`frame_matches`] (no search, no memory).
+    fn frame_reference(p: &Pattern, f: &InputFrame) -> Truth {
+        let name = |g: &Glob, k: &Known<Vec<u8>>| match k {
+            Known::Yes(n) => Truth::of(g.matches(n)),
+            _ if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+            Known::OneOf(ns) => match ns.iter().filter(|n| g.matches(n)).count() {
+                0 => Truth::No,
+                h if h == ns.len() => Truth::Yes,
+                _ => Truth::Unknown,
+            },
+            Known::Demangled {
+                shown,
+                maybe_inlined,
+            } => demangle::fun_verdict(g, shown, *maybe_inlined),
+            Known::Unknown => Truth::Unknown,
+        };
+        match p {
+            Pattern::Fun(g) => name(g, &f.fun),
+            Pattern::Obj(g) => name(g, &f.obj),
+            _ => frame_matches(p, f),
+        }
+    }
+
     /// A pattern frame over a small alphabet, so that frames often match.
     fn pattern_frame() -> impl Strategy<Value = Pattern> {
         prop_oneof![
@@ -329,6 +435,8 @@ mod tests {
             3 => "[ab]".prop_map(|s| Pattern::Fun(Glob::new(s.as_bytes()))),
             1 => Just(Pattern::Fun(Glob::new(b"*"))),
             2 => "[xy]".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
+            2 => "[xy][0-9]?\\*?".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
+            1 => "\\*[0-9]".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
             1 => Just(Pattern::Obj(Glob::new(b"*"))),
             1 => (0u32..3).prop_map(|l| Pattern::Src(Glob::new(b"f.c"), l)),
         ]
@@ -343,6 +451,10 @@ mod tests {
         let obj = prop_oneof![
             4 => "[xyz]".prop_map(|s| Known::Yes(s.into_bytes())),
             1 => Just(Known::OneOf(vec![b"x".to_vec(), b"z".to_vec()].into())),
+            // Large sets (remembered per pattern), sorted as the object map makes them.
+            2 => proptest::sample::subsequence(LARGE_SET, 8..=12).prop_map(|ns| {
+                Known::OneOf(ns.iter().map(|n| n.as_bytes().to_vec()).collect::<Vec<_>>().into())
+            }),
             1 => Just(Known::Unknown),
         ];
         let src = prop_oneof![
@@ -353,17 +465,28 @@ mod tests {
         (fun, obj, src).prop_map(|(fun, obj, src)| InputFrame { fun, obj, src })
     }
 
+    /// Sorted names, many starting alike.
+    const LARGE_SET: &[&str] = &[
+        "x", "x0", "x1", "x2", "x3", "x9", "y", "y0", "y1", "y5", "y7", "z", "z1",
+    ];
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
-        /// The forward matcher gives the recursion's verdict on every pattern and input.
+        /// The forward matcher gives the recursion's verdict on every pattern and input,
+        /// alone or one rule after another on the same input (sharing what it keeps).
         #[test]
         fn stack_matches_is_the_recursion(
-            pattern in proptest::collection::vec(pattern_frame(), 0..7),
+            patterns in proptest::collection::vec(proptest::collection::vec(pattern_frame(), 0..7), 1..4),
             frames in proptest::collection::vec(input_frame(), 0..7),
             open_ended in any::<bool>(),
         ) {
             let input = MatchInput { frames, open_ended, ..MatchInput::default() };
-            prop_assert_eq!(stack_matches(&pattern, &input), reference(&pattern, &input));
+            let mut scratch = Scratch::default();
+            for pattern in &patterns {
+                let want = reference(pattern, &input);
+                prop_assert_eq!(stack_matches(pattern, &input), want);
+                prop_assert_eq!(stack_matches_in(pattern, &input, &mut scratch), want);
+            }
         }
     }
 

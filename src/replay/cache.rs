@@ -8,10 +8,13 @@
 //! process of a test suite — and matching one input against ~3,000 real rules costs far more
 //! than looking it up.
 //!
-//! A key is the input's kind data and its frames, each frame replaced by its number in an
-//! interning table (a 60-frame stack is a 240-byte key, not a copy of its names). Memory is
-//! bounded: past [`BUDGET`] bytes of keys, frames and answers, everything is dropped and
-//! the cache fills again.
+//! A key is the input's kind data and its frames, each frame written as the numbers of its
+//! function, object and source facts in interning tables (a 60-frame stack is a 720-byte
+//! key, not a copy of its names). A set of candidate objects ([`Known::OneOf`]) can hold
+//! hundreds of paths and is shared by many frames: it is numbered by its contents once per
+//! allocation, then found by address (the cache keeps each such set alive, so an address
+//! it knows is never reused for another set). Memory is bounded: past [`BUDGET`] bytes of
+//! keys, facts and answers, everything is dropped and the cache fills again.
 
 use std::sync::Arc;
 
@@ -57,10 +60,41 @@ pub(crate) const BUDGET: usize = 16 << 20;
 /// Bytes a table entry costs besides what it points to (hash, control byte, alignment).
 const ENTRY_OVERHEAD: usize = 32;
 
+/// Facts numbered by their contents.
+#[derive(Debug)]
+struct Numbers<T> {
+    ids: HashMap<T, u32>,
+}
+
+impl<T> Default for Numbers<T> {
+    fn default() -> Self {
+        Self {
+            ids: HashMap::default(),
+        }
+    }
+}
+
+impl<T: std::hash::Hash + Eq + Clone> Numbers<T> {
+    /// The number of `fact`, and the bytes a new entry costs (0 if it was known).
+    fn id(&mut self, fact: &T, bytes: impl FnOnce(&T) -> usize) -> (u32, usize) {
+        if let Some(&id) = self.ids.get(fact) {
+            return (id, 0);
+        }
+        let id = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        self.ids.insert(fact.clone(), id);
+        (id, bytes(fact) + ENTRY_OVERHEAD)
+    }
+}
+
 /// The cache of one log's replay (all of its processes and tools).
 #[derive(Debug)]
 pub(crate) struct MatchCache {
-    frames: HashMap<InputFrame, u32>,
+    funs: Numbers<Known<Vec<u8>>>,
+    objs: Numbers<Known<Vec<u8>>>,
+    srcs: Numbers<Known<SrcInfo>>,
+    /// Sets of objects by address, and the sets themselves (kept alive while here).
+    set_addrs: HashMap<usize, u32>,
+    pinned: Vec<Arc<[Vec<u8>]>>,
     answers: HashMap<Box<[u8]>, Arc<Matched>>,
     bytes: usize,
     budget: usize,
@@ -80,7 +114,11 @@ impl MatchCache {
     /// A cache that starts over past `budget` bytes.
     pub(crate) fn with_budget(budget: usize) -> Self {
         Self {
-            frames: HashMap::default(),
+            funs: Numbers::default(),
+            objs: Numbers::default(),
+            srcs: Numbers::default(),
+            set_addrs: HashMap::default(),
+            pinned: Vec::new(),
             answers: HashMap::default(),
             bytes: 0,
             budget,
@@ -99,10 +137,10 @@ impl MatchCache {
         compute: impl FnOnce() -> Matched,
     ) -> Arc<Matched> {
         if self.bytes > self.budget {
-            // Frame numbers are only meaningful with their table: drop both.
-            self.frames.clear();
-            self.answers.clear();
-            self.bytes = 0;
+            // Numbers are only meaningful with their tables: drop everything.
+            let (hits, misses) = (self.hits, self.misses);
+            *self = Self::with_budget(self.budget);
+            (self.hits, self.misses) = (hits, misses);
         }
         let mut key = std::mem::take(&mut self.key);
         key.clear();
@@ -127,15 +165,33 @@ impl MatchCache {
         (self.hits, self.misses)
     }
 
-    /// The number of `frame` in the interning table, added if new.
-    fn frame_id(&mut self, frame: &InputFrame) -> u32 {
-        if let Some(&id) = self.frames.get(frame) {
-            return id;
-        }
-        let id = u32::try_from(self.frames.len()).unwrap_or(u32::MAX);
-        self.bytes += frame_bytes(frame) + ENTRY_OVERHEAD;
-        self.frames.insert(frame.clone(), id);
-        id
+    /// The numbers of `frame`'s facts, each added to its table if new.
+    fn frame_ids(&mut self, frame: &InputFrame) -> [u32; 3] {
+        let (fun, a) = self.funs.id(&frame.fun, known_bytes);
+        let (src, b) = self.srcs.id(&frame.src, src_bytes);
+        self.bytes += a + b;
+        let obj = match &frame.obj {
+            Known::OneOf(set) => {
+                let addr = Arc::as_ptr(set).cast::<u8>().addr();
+                if let Some(&id) = self.set_addrs.get(&addr) {
+                    id
+                } else {
+                    // Numbered by its contents (another allocation of the same set gets
+                    // the same number), then known by its address, kept alive here.
+                    let (id, c) = self.objs.id(&frame.obj, known_bytes);
+                    self.pinned.push(Arc::clone(set));
+                    self.set_addrs.insert(addr, id);
+                    self.bytes += c + known_bytes(&frame.obj) + ENTRY_OVERHEAD;
+                    id
+                }
+            }
+            other => {
+                let (id, c) = self.objs.id(other, known_bytes);
+                self.bytes += c;
+                id
+            }
+        };
+        [fun, obj, src]
     }
 
     /// Write a key that equals another input's exactly when the inputs are equal: every
@@ -172,8 +228,9 @@ impl MatchCache {
         key.push(u8::from(*open_ended) | (u8::from(*demangled_names) << 1));
         len(key, frames.len());
         for f in frames {
-            let id = self.frame_id(f);
-            key.extend_from_slice(&id.to_le_bytes());
+            for id in self.frame_ids(f) {
+                key.extend_from_slice(&id.to_le_bytes());
+            }
         }
     }
 }
@@ -187,26 +244,27 @@ fn bytes(key: &mut Vec<u8>, b: &[u8]) {
     key.extend_from_slice(b);
 }
 
-/// The heap bytes of an interned frame, roughly.
-fn frame_bytes(f: &InputFrame) -> usize {
-    let known = |k: &Known<Vec<u8>>| match k {
+/// The heap bytes of a name, a path or a set of them, roughly.
+fn known_bytes(k: &Known<Vec<u8>>) -> usize {
+    match k {
         Known::Yes(v) => v.len(),
         Known::OneOf(vs) => vs.iter().map(|v| v.len() + 24).sum(),
         Known::Demangled { shown, .. } => shown.len(),
         Known::Unknown => 0,
+    }
+}
+
+/// The heap bytes of a source fact, roughly.
+fn src_bytes(k: &Known<SrcInfo>) -> usize {
+    let one = |s: &SrcInfo| match s {
+        SrcInfo::At(file, _) => file.len() + 32,
+        SrcInfo::None => 32,
     };
-    let src = match &f.src {
-        Known::Yes(SrcInfo::At(file, _)) => file.len(),
-        Known::OneOf(vs) => vs
-            .iter()
-            .map(|s| match s {
-                SrcInfo::At(file, _) => file.len() + 32,
-                SrcInfo::None => 32,
-            })
-            .sum(),
-        _ => 0,
-    };
-    size_of::<InputFrame>() + known(&f.fun) + known(&f.obj) + src
+    match k {
+        Known::Yes(s) => one(s),
+        Known::OneOf(vs) => vs.iter().map(one).sum(),
+        Known::Demangled { .. } | Known::Unknown => 0,
+    }
 }
 
 #[cfg(test)]
@@ -318,6 +376,67 @@ mod tests {
         // Another tool's rules give other answers.
         let got = cache.get_or_insert_with(Tool::Helgrind, &base, || answer(777));
         assert_eq!(got.cands.yes, [777]);
+    }
+
+    /// A set of candidate objects is known by its address once numbered: another
+    /// allocation of the same set gets the same number, a set with other contents another.
+    #[test]
+    fn object_sets_are_numbered_by_contents_and_found_by_address() {
+        let set = |paths: &[&str]| -> Known<Vec<u8>> {
+            Known::OneOf(
+                paths
+                    .iter()
+                    .map(|p| p.as_bytes().to_vec())
+                    .collect::<Vec<_>>()
+                    .into(),
+            )
+        };
+        let with = |obj: Known<Vec<u8>>| {
+            let mut i = input("Leak", &["malloc", "f"]);
+            i.frames[1].obj = obj;
+            i
+        };
+        let mut cache = MatchCache::default();
+        let a = with(set(&["/a", "/b"]));
+        assert_eq!(
+            cache
+                .get_or_insert_with(Tool::Memcheck, &a, || answer(1))
+                .cands
+                .yes,
+            [1]
+        );
+        // The same allocation, and another with the same paths: the same answer.
+        assert_eq!(
+            cache
+                .get_or_insert_with(Tool::Memcheck, &a.clone(), || answer(2))
+                .cands
+                .yes,
+            [1]
+        );
+        let b = with(set(&["/a", "/b"]));
+        assert_eq!(
+            cache
+                .get_or_insert_with(Tool::Memcheck, &b, || answer(3))
+                .cands
+                .yes,
+            [1]
+        );
+        // Other paths: another answer, even once the first sets are gone.
+        drop((a, b));
+        for paths in [&["/a", "/c"][..], &["/a", "/b", "/c"], &["/b", "/a"]] {
+            let c = with(set(paths));
+            assert_eq!(
+                cache
+                    .get_or_insert_with(Tool::Memcheck, &c, || answer(4))
+                    .cands
+                    .yes,
+                [4],
+                "{paths:?}"
+            );
+            let fresh = MatchCache::default().get_or_insert_with(Tool::Memcheck, &c, || answer(4));
+            assert_eq!(fresh.cands.yes, [4]);
+        }
+        assert_eq!(cache.stats(), (2, 4));
     }
 
     #[test]
