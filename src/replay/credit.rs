@@ -301,12 +301,12 @@ impl SearchOrder {
         for o in &out {
             let certain = o.certain();
             for &id in &o.possible {
-                let mut r = self.recency(id);
+                let at = self.initial(id);
+                let r = self.touched.entry(id).or_insert(Recency { lo: at, hi: at });
                 r.hi = end;
                 if certain == Some(id) {
                     r.lo = r.lo.max(start);
                 }
-                self.touched.insert(id, r);
             }
         }
         if hidden != 0 {

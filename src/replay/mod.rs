@@ -100,6 +100,9 @@ pub struct LogReplay<'r> {
     warned_callers: bool,
     /// The matcher's answers for the inputs seen so far.
     cache: MatchCache,
+    /// Leak kinds and tools whose rules' counts are already without bound.
+    unbounded_leaks: credit::KindMask,
+    unbounded_tools: Vec<Tool>,
 }
 
 impl<'r> LogReplay<'r> {
@@ -118,6 +121,8 @@ impl<'r> LogReplay<'r> {
             warned_demangled: false,
             warned_callers: false,
             cache: MatchCache::default(),
+            unbounded_leaks: 0,
+            unbounded_tools: Vec::new(),
         }
     }
 
@@ -315,7 +320,33 @@ impl<'r> LogReplay<'r> {
                 r.add(c);
             }
         }
-        for slot in ended.unbounded {
+        for (set, n) in &ended.uncertain {
+            for &slot in set.iter() {
+                if let Some(r) = self.tally.rules.get_mut(slot) {
+                    r.add_possible(Some(*n));
+                }
+            }
+        }
+        let mut unbounded = ended.unbounded;
+        // A count without bound stays so: mark each kind of leak rules and each tool once.
+        let leaks = ended.unbounded_leaks & !self.unbounded_leaks;
+        if leaks != 0
+            && let Ok(r) = rules.tool(Tool::Memcheck)
+        {
+            unbounded.extend(r.leak_rules(leaks).map(|id| r.slot(id)));
+            self.unbounded_leaks |= leaks;
+        }
+        for tool in ended.unbounded_tools {
+            if let (Ok(r), false) = (rules.tool(tool), self.unbounded_tools.contains(&tool)) {
+                unbounded.extend(
+                    (0..r.set.rules.len()).map(|id| {
+                        r.slot(credit::RuleId::try_from(id).unwrap_or(credit::RuleId::MAX))
+                    }),
+                );
+                self.unbounded_tools.push(tool);
+            }
+        }
+        for slot in unbounded {
             if let Some(r) = self.tally.rules.get_mut(slot) {
                 r.hits_max = None;
             }

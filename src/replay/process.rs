@@ -12,7 +12,7 @@ use crate::logs::record::{ErrorSummary, LossRecord};
 use crate::matcher::Truth;
 use crate::matcher::objects::ObjectMap;
 use crate::replay::cache::Matched;
-use crate::replay::credit::{KindMask, Outcome, RuleId, SearchOrder};
+use crate::replay::credit::{KindMask, Outcome, SearchOrder};
 use crate::replay::evidence::{ErrorEvidence, RuleCounts, Why};
 use crate::replay::options::RunOptions;
 use crate::replay::rules::{ALL_KINDS, Slot, ToolRules, kind_bit};
@@ -132,14 +132,16 @@ impl Credits {
         self.counts.entry(slot).or_default()
     }
 
-    /// The counts with every uncertain credit added.
-    fn into_counts(mut self) -> HashMap<Slot, RuleCounts> {
-        for (set, n) in std::mem::take(&mut self.uncertain) {
-            for &slot in self.sets.get(set) {
-                self.counts.entry(slot).or_default().add_possible(Some(n));
-            }
-        }
-        self.counts
+    /// The counts, and the uncertain credits: how many errors may be credited to any rule
+    /// of each set.
+    fn into_parts(self) -> (HashMap<Slot, RuleCounts>, Vec<Uncertain>) {
+        let uncertain = self
+            .uncertain
+            .into_iter()
+            .filter(|&(_, n)| n > 0)
+            .filter_map(|(set, n)| Some((Arc::clone(self.sets.sets.get(set as usize)?), n)))
+            .collect();
+        (self.counts, uncertain)
     }
 }
 
@@ -343,13 +345,13 @@ impl Proc {
         out: &mut Vec<Decided>,
     ) -> Ended {
         let mut unbounded: Vec<Slot> = Vec::new();
+        let mut unbounded_leaks = 0;
+        let mut unbounded_tools = Vec::new();
         let hidden_kinds = self.run.hidden();
         let memcheck = self.tool.unwrap_or(Tool::Memcheck) == Tool::Memcheck;
         if memcheck && !self.tools.iter().any(|t| t.last_loss.is_some()) {
             // No loss record printed: how many Valgrind matched cannot be told.
-            if let Some(r) = rules(Tool::Memcheck) {
-                unbounded.extend(r.leak_rules(hidden_kinds).map(|id| r.slot(id)));
-            }
+            unbounded_leaks = hidden_kinds;
         }
         for ts in &mut self.tools {
             let Some(r) = rules(ts.tool) else { continue };
@@ -390,11 +392,15 @@ impl Proc {
                 .saturating_sub(s.contexts)
                 .saturating_sub(self.counted_extra)
         });
-        for slot in uncounted {
-            match bound {
-                Some(b) => self.credits.count(slot).add_possible(Some(b)),
-                None => unbounded.push(slot),
+        match bound {
+            // Adding nothing changes no count.
+            Some(0) => {}
+            Some(b) => {
+                for slot in uncounted {
+                    self.credits.count(slot).add_possible(Some(b));
+                }
             }
+            None => unbounded.extend(uncounted),
         }
         let mut note = None;
         if let Some(s) = self.summary
@@ -410,31 +416,38 @@ impl Proc {
             for c in self.credits.counts.values_mut() {
                 c.hits = 0;
             }
-            for ts in &self.tools {
-                if let Some(r) = rules(ts.tool) {
-                    unbounded.extend(
-                        (0..r.set.rules.len())
-                            .map(|id| r.slot(RuleId::try_from(id).unwrap_or(RuleId::MAX))),
-                    );
-                }
-            }
+            unbounded_tools.extend(self.tools.iter().map(|ts| ts.tool));
         }
         unbounded.sort_unstable();
         unbounded.dedup();
+        let (counts, uncertain) = self.credits.into_parts();
         Ended {
-            counts: self.credits.into_counts(),
+            counts,
+            uncertain,
             unbounded,
+            unbounded_leaks,
+            unbounded_tools,
             note,
         }
     }
 }
+
+/// A set of rules, and how many errors may be credited to any of them.
+pub(crate) type Uncertain = (Arc<[Slot]>, u64);
 
 /// What an ended process leaves: its rule counts, the rules whose count has no bound, and a
 /// note for the user.
 #[derive(Debug)]
 pub(crate) struct Ended {
     pub(crate) counts: HashMap<Slot, RuleCounts>,
+    /// Errors that may be credited to any rule of a set: so many for each rule of it.
+    pub(crate) uncertain: Vec<Uncertain>,
     pub(crate) unbounded: Vec<Slot>,
+    /// Memcheck's leak rules of these kinds have no bound either (every process without a
+    /// loss record says so: the replay applies each kind once, not once per process).
+    pub(crate) unbounded_leaks: KindMask,
+    /// Every rule of these tools has no bound.
+    pub(crate) unbounded_tools: Vec<Tool>,
     pub(crate) note: Option<String>,
 }
 
@@ -511,8 +524,17 @@ fn finish(p: Pending, o: &Outcome, rules: &ToolRules, credits: &mut Credits) -> 
         why.insert(p.base_why);
     }
     let mut yes_possible = 0;
+    // Both in rule order (as the credit reasoning gives them): walk them together.
+    let sorted = o.possible.is_sorted();
+    let mut maybe = p.matched.maybe_why.iter().peekable();
     for &id in &o.possible {
-        match p.matched.why_maybe(id) {
+        let why_maybe = if sorted {
+            while maybe.next_if(|&&(m, _)| m < id).is_some() {}
+            maybe.next_if(|&&(m, _)| m == id).map(|&(_, w)| w)
+        } else {
+            p.matched.why_maybe(id)
+        };
+        match why_maybe {
             Some(w) => why.insert(w),
             None => yes_possible += 1,
         }
@@ -521,7 +543,9 @@ fn finish(p: Pending, o: &Outcome, rules: &ToolRules, credits: &mut Credits) -> 
         why.insert(Why::ORDER);
     }
     let mut possible: Vec<Slot> = o.possible.iter().map(|&id| rules.slot(id)).collect();
-    possible.sort_unstable();
+    if !possible.is_sorted() {
+        possible.sort_unstable();
+    }
     match o.certain() {
         Some(id) => {
             let c = credits.count(rules.slot(id));
