@@ -5,10 +5,10 @@
 #      loads (`vgsupp check --valgrind 3.19 --tool memcheck --format json` reports nothing
 #      `fatal_in_valgrind`), concatenated; prints its record count;
 #   2. the logs (in a temporary directory, with bench/gen_match_logs.py):
-#      - one:   ~295 MB, one process, the first 21 errors of tests/data/match/basic/baseline.txt
-#               (with their gen blocks) repeated;
-#      - many:  the same bytes as 15,000 processes, each with its own PID, the -v preamble,
-#               20 errors and its ERROR SUMMARY;
+#      - many:  15,000 processes (~180 MB), each with its own PID, its preamble, 20 of the
+#               first 21 errors of tests/data/match/basic/baseline.txt (with their gen
+#               blocks) and its ERROR SUMMARY (runs without -v, as most CI runs are);
+#      - one:   the same errors as one process (300,000 errors, 21 distinct stacks);
 #      - torch: ../shared/fixtures/torch/leaky-ext.txt.gz unpacked (137 MB, 19,908 errors of
 #               up to 40 frames; matched with --num-callers 40);
 #      - xml:   ../shared/fixtures/torch/leaky-ext.xml.gz unpacked (565 MB; for the table only);
@@ -26,6 +26,9 @@
 # The machine may be shared with other work: CPU time (best of N) is the number to compare;
 # wall time is noisier.
 set -euo pipefail
+# Paths given relative to where the script is run from.
+[[ -n ${VGSUPP_BIN:-} ]] && VGSUPP_BIN=$(realpath "$VGSUPP_BIN")
+[[ -n ${KEEP:-} ]] && KEEP=$(realpath -m "$KEEP")
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 logs=${LOGS:-one many torch xml}
@@ -46,7 +49,7 @@ else
 fi
 
 if [[ -n ${VGSUPP_BIN:-} ]]; then
-  bin=$(realpath "$VGSUPP_BIN")
+  bin=$VGSUPP_BIN
 else
   cargo build --release --quiet
   bin=$PWD/target/release/vgsupp
