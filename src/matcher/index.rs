@@ -14,13 +14,12 @@
 //! `fun:*alloc` or `...`, and are told apart only by a frame further down. Rules without
 //! any key are checked for every error of their kind.
 
-use std::sync::Arc;
-
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::matcher::demangle;
 use crate::matcher::input::{InputFrame, Known, MatchInput};
 use crate::matcher::rule::{Pattern, Rule};
+use crate::matcher::stack::Scratch;
 use crate::matcher::wildcard::Glob;
 use crate::supp::kinds::Tool;
 
@@ -116,13 +115,20 @@ impl Anchors {
         }
     }
 
-    fn lookup(&self, f: &InputFrame, out: &mut Vec<u32>) {
-        self.lookup_frame(f, true, out);
+    fn lookup(&self, f: &InputFrame, out: &mut Vec<u32>, scratch: &mut Scratch) {
+        self.lookup_frame(f, true, out, scratch);
     }
 
-    fn lookup_frame(&self, f: &InputFrame, with_obj: bool, out: &mut Vec<u32>) {
+    fn lookup_frame(
+        &self,
+        f: &InputFrame,
+        with_obj: bool,
+        out: &mut Vec<u32>,
+        scratch: &mut Scratch,
+    ) {
+        let table = std::ptr::from_ref(self).addr();
         match &f.fun {
-            Known::Yes(n) => self.fun.lookup(n, out),
+            Known::Yes(n) => scratch.name_rules(table, true, n, out, |out| self.fun.lookup(n, out)),
             Known::OneOf(names) => names.iter().for_each(|n| self.fun.lookup(n, out)),
             // A name libiberty refused is shown as is: any rule may be undecided on it.
             Known::Demangled { shown, .. }
@@ -156,7 +162,21 @@ impl Anchors {
             }
         };
         match &f.obj {
-            Known::Yes(path) => obj_lookup(path, out),
+            Known::Yes(path) => {
+                scratch.name_rules(table, false, path, out, |out| obj_lookup(path, out));
+            }
+            // A large set: what this table gives for it is kept.
+            Known::OneOf(paths) if paths.len() >= 8 => {
+                let key = (std::ptr::from_ref(self).addr(), Scratch::set_id(paths));
+                let ids = scratch.set_rules.entry(key).or_insert_with(|| {
+                    let mut ids = Vec::new();
+                    paths.iter().for_each(|p| obj_lookup(p, &mut ids));
+                    ids.sort_unstable();
+                    ids.dedup();
+                    ids
+                });
+                out.extend_from_slice(ids);
+            }
             Known::OneOf(paths) => paths.iter().for_each(|p| obj_lookup(p, out)),
             Known::Demangled { .. } | Known::Unknown => {
                 out.extend_from_slice(&self.obj.all);
@@ -169,6 +189,16 @@ impl Anchors {
         out.extend_from_slice(&self.fun.all);
         out.extend_from_slice(&self.obj.all);
         out.extend_from_slice(&self.obj_component.all);
+    }
+}
+
+/// Whether two frames show the same object: sets of candidates are compared by identity
+/// (the same set is usually the same allocation, and comparing hundreds of paths to find
+/// two sets equal costs more than looking the second up).
+fn same_object(a: &Known<Vec<u8>>, b: &Known<Vec<u8>>) -> bool {
+    match (a, b) {
+        (Known::OneOf(x), Known::OneOf(y)) => std::sync::Arc::ptr_eq(x, y),
+        _ => a == b,
     }
 }
 
@@ -409,6 +439,16 @@ impl Index {
     /// Ids of the rules of `tool` that may match `input` (sorted, without duplicates).
     #[must_use]
     pub fn candidates(&self, tool: Tool, input: &MatchInput) -> Vec<u32> {
+        self.candidates_in(tool, input, &mut Scratch::default())
+    }
+
+    /// [`Index::candidates`], keeping what a large set of objects gives in `scratch`.
+    pub(crate) fn candidates_in(
+        &self,
+        tool: Tool,
+        input: &MatchInput,
+        scratch: &mut Scratch,
+    ) -> Vec<u32> {
         let mut out = Vec::new();
         let Some(b) = self.buckets[slot(tool)].get(input.kind.kind.as_bytes()) else {
             return out;
@@ -416,7 +456,7 @@ impl Index {
         let mut at = Vec::new();
         for (depth, anchors) in b.at.iter().enumerate() {
             match input.frames.get(depth) {
-                Some(f) => anchors.lookup(f, &mut at),
+                Some(f) => anchors.lookup(f, &mut at, scratch),
                 // Beyond the frames shown: only an open-ended input can still match.
                 None if input.open_ended => anchors.all(&mut at),
                 None => {}
@@ -433,15 +473,15 @@ impl Index {
             for f in &input.frames {
                 // Consecutive frames often share an object, and frames far apart the same
                 // set of candidate objects: look each up once.
-                let mut new_obj = prev.is_none_or(|p| p.obj != f.obj);
+                let mut new_obj = prev.is_none_or(|p| !same_object(&p.obj, &f.obj));
                 if let (true, Known::OneOf(set)) = (new_obj, &f.obj) {
-                    let at = Arc::as_ptr(set).cast::<u8>().addr();
+                    let at = Scratch::set_id(set);
                     new_obj = !sets.contains(&at);
                     if new_obj {
                         sets.push(at);
                     }
                 }
-                b.anywhere.lookup_frame(f, new_obj, &mut anywhere);
+                b.anywhere.lookup_frame(f, new_obj, &mut anywhere, scratch);
                 prev = Some(f);
             }
         }
@@ -541,16 +581,21 @@ mod tests {
     }
 
     fn object() -> impl Strategy<Value = Known<Vec<u8>>> {
-        // Sorted, as sets of candidate objects are.
+        // Sorted, as sets of candidate objects are; sets of 8 or more are kept by a scratch.
         let paths = &[
             "/home/a.out",
+            "/opt/a/liby.so",
+            "/opt/b/libz.so.2",
             "/opt/libx.so.1",
             "/opt/sub/libx.so",
             "/usr/lib/libc.so.6",
+            "/usr/lib/libm.so.6",
+            "/usr/lib/libx.so.3",
+            "/usr/local/lib/libq.so",
         ][..];
         prop_oneof![
-            5 => proptest::sample::select(paths).prop_map(|p| Known::Yes(p.as_bytes().to_vec())),
-            2 => proptest::sample::subsequence(paths, 2..=3).prop_map(|ps| {
+            5 => proptest::sample::select(&paths[..6]).prop_map(|p| Known::Yes(p.as_bytes().to_vec())),
+            2 => proptest::sample::subsequence(paths, 2..=9).prop_map(|ps| {
                 Known::OneOf(ps.iter().map(|p| p.as_bytes().to_vec()).collect::<Vec<_>>().into())
             }),
             1 => Just(Known::Unknown),
@@ -597,12 +642,18 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         /// The index never drops a rule that matches or may match: every rule whose verdict
-        /// is not `No` (checked against every rule) is a candidate.
+        /// is not `No` (checked against every rule) is a candidate. What a scratch kept
+        /// across the inputs changes nothing.
         #[test]
         fn candidates_hold_every_rule_that_may_match(text in rules(), inputs in proptest::collection::vec(input(), 1..6)) {
             let set = load(&text);
-            for input in &inputs {
+            let mut kept = Scratch::across_inputs();
+            // Inputs again, sharing their sets of objects with the first ones.
+            let again: Vec<MatchInput> = inputs.iter().rev().cloned().collect();
+            for input in inputs.iter().chain(&again) {
                 let cands = set.candidates(Tool::Memcheck, input);
+                prop_assert_eq!(&set.index.candidates_in(Tool::Memcheck, input, &mut kept), &cands);
+                prop_assert_eq!(set.all_matches_in(Tool::Memcheck, input, &mut kept), set.all_matches(Tool::Memcheck, input));
                 prop_assert!(cands.is_sorted() && cands.windows(2).all(|w| w[0] != w[1]));
                 for id in 0..u32::try_from(set.rules.len()).expect("few") {
                     if set.rule_matches(id, input) != Truth::No {

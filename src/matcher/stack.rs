@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use crate::matcher::demangle;
 use crate::matcher::input::{InputFrame, Known, MatchInput, SrcInfo};
 use crate::matcher::rule::Pattern;
-use crate::matcher::wildcard::Glob;
+use crate::matcher::wildcard::{Glob, name_hash};
 
 /// A three-valued verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,15 +43,81 @@ impl Truth {
     }
 }
 
-/// What matching one input keeps from rule to rule: the verdicts of patterns on the large
-/// sets of objects a log leaves open ([`Known::OneOf`], hundreds of paths in a `-v` log of
-/// a process that loads many libraries), by the identity of the pattern and of the set.
-/// Valid only while the input and the rules that filled it are borrowed (the identities
-/// are their addresses).
+/// What matching keeps from rule to rule and from input to input about the large sets of
+/// objects a log leaves open ([`Known::OneOf`], hundreds of paths in a `-v` log of a
+/// process that loads many libraries): the verdicts of patterns on them, and the rules the
+/// index finds for them, by the identity (address) of the pattern or index table and of
+/// the set.
+///
+/// Addresses identify only while their objects live: a scratch may be used across inputs
+/// only while every set it has seen stays allocated (the replay's cache keeps them, and
+/// drops its scratch with them), and with the rules that filled it.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     one_of: FxHashMap<(usize, usize), Truth>,
+    /// Rule ids an index table gives for a set.
+    pub(crate) set_rules: FxHashMap<(usize, usize), Vec<u32>>,
+    /// Rule ids an index table gives for a name or a path (by the table's address and
+    /// whether it is a name): real stacks repeat the same few hundred from input to input.
+    name_rules: FxHashMap<(usize, bool), RulesByName>,
+    name_bytes: usize,
+    /// Whether it is kept from input to input (else names are not worth keeping).
+    across_inputs: bool,
 }
+
+impl Scratch {
+    /// A scratch to be kept from input to input (see above for how long it may be).
+    pub(crate) fn across_inputs() -> Self {
+        Self {
+            across_inputs: true,
+            ..Self::default()
+        }
+    }
+
+    /// The identity of a set.
+    pub(crate) fn set_id<T>(set: &Arc<[T]>) -> usize {
+        Arc::as_ptr(set).cast::<u8>().addr()
+    }
+
+    /// Roughly the bytes it holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.one_of.len() * 24
+            + self
+                .set_rules
+                .values()
+                .map(|v| 48 + 4 * v.len())
+                .sum::<usize>()
+            + self.name_bytes
+    }
+
+    /// The rule ids table `table` gives for `name` (a function name when `fun`, else an
+    /// object path): kept, or found by `lookup` and kept.
+    pub(crate) fn name_rules(
+        &mut self,
+        table: usize,
+        fun: bool,
+        name: &[u8],
+        out: &mut Vec<u32>,
+        lookup: impl FnOnce(&mut Vec<u32>),
+    ) {
+        if !self.across_inputs {
+            return lookup(out);
+        }
+        let kept = self.name_rules.entry((table, fun)).or_default();
+        if let Some(ids) = kept.get(name) {
+            out.extend_from_slice(ids);
+            return;
+        }
+        let from = out.len();
+        lookup(out);
+        let ids: Box<[u32]> = out[from..].into();
+        self.name_bytes += 64 + name.len() + 4 * ids.len();
+        kept.insert(name.into(), ids);
+    }
+}
+
+/// Rule ids by name or path.
+type RulesByName = FxHashMap<Box<[u8]>, Box<[u32]>>;
 
 /// Sets at least this large are worth remembering verdicts on.
 const REMEMBERED_SET: usize = 8;
@@ -70,10 +136,7 @@ fn name_matches(g: &Glob, name: &Known<Vec<u8>>, scratch: &mut Scratch) -> Truth
             if names.len() < REMEMBERED_SET {
                 return set_verdict(g, names);
             }
-            let key = (
-                std::ptr::from_ref(g).addr(),
-                Arc::as_ptr(names).cast::<u8>().addr(),
-            );
+            let key = (std::ptr::from_ref(g).addr(), Scratch::set_id(names));
             *scratch
                 .one_of
                 .entry(key)
@@ -126,6 +189,65 @@ fn sorted_verdict(g: &Glob, names: &[Vec<u8>]) -> Option<Truth> {
     })
 }
 
+/// The [`name_hash`]es of an input's function names and objects (0 where not shown):
+/// computed once per input, they decide most comparisons with a literal without looking
+/// at the bytes.
+#[derive(Debug, Default)]
+pub(crate) struct Hashes {
+    fun: Vec<u64>,
+    obj: Vec<u64>,
+}
+
+impl Hashes {
+    pub(crate) fn of(input: &MatchInput) -> Self {
+        let hash = |k: &Known<Vec<u8>>| match k {
+            Known::Yes(n) => name_hash(n),
+            _ => 0,
+        };
+        Self {
+            fun: input.frames.iter().map(|f| hash(&f.fun)).collect(),
+            obj: input.frames.iter().map(|f| hash(&f.obj)).collect(),
+        }
+    }
+}
+
+/// Compare `p` with frame `i` of `input`, a literal by its hash first. `last` is the
+/// set of objects `p` was last compared with and the verdict (neighbouring frames often
+/// share one): pass the same one while comparing the same pattern frame.
+fn frame_matches_at(
+    p: &Pattern,
+    input: &MatchInput,
+    i: usize,
+    hashes: &Hashes,
+    scratch: &mut Scratch,
+    last: &mut Option<(usize, Truth)>,
+) -> Truth {
+    let f = &input.frames[i];
+    if let (Pattern::Obj(g), Known::OneOf(set)) = (p, &f.obj) {
+        let at = Scratch::set_id(set);
+        return match *last {
+            Some((seen, t)) if seen == at => t,
+            _ => {
+                let t = name_matches(g, &f.obj, scratch);
+                *last = Some((at, t));
+                t
+            }
+        };
+    }
+    let literal = |g: &Glob, k: &Known<Vec<u8>>, h: Option<&u64>| match (k, g.literal_hash(), h) {
+        (Known::Yes(n), Some(want), Some(&have)) => {
+            Some(Truth::of(want == have && g.as_bytes() == n.as_slice()))
+        }
+        _ => None,
+    };
+    let quick = match p {
+        Pattern::Fun(g) => literal(g, &f.fun, hashes.fun.get(i)),
+        Pattern::Obj(g) => literal(g, &f.obj, hashes.obj.get(i)),
+        _ => None,
+    };
+    quick.unwrap_or_else(|| frame_matches_in(p, f, scratch))
+}
+
 /// Compare one pattern frame with one input frame (§2.5).
 #[must_use]
 pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
@@ -150,13 +272,15 @@ fn frame_matches_in(p: &Pattern, f: &InputFrame, scratch: &mut Scratch) -> Truth
 /// Whether `pattern` matches `input` as a prefix.
 #[must_use]
 pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
-    stack_matches_in(pattern, input, &mut Scratch::default())
+    stack_matches_in(pattern, input, &Hashes::of(input), &mut Scratch::default())
 }
 
-/// [`stack_matches`], keeping what is worth keeping for the next rule in `scratch`.
+/// [`stack_matches`], with `input`'s [`Hashes`], keeping what is worth keeping for the
+/// next rule in `scratch`.
 pub(crate) fn stack_matches_in(
     pattern: &[Pattern],
     input: &MatchInput,
+    hashes: &Hashes,
     scratch: &mut Scratch,
 ) -> Truth {
     let n = input.frames.len();
@@ -165,7 +289,7 @@ pub(crate) fn stack_matches_in(
         let mut verdict = Truth::Yes;
         for (i, p) in pattern.iter().enumerate() {
             let t = match input.frames.get(i) {
-                Some(f) => frame_matches_in(p, f, scratch),
+                Some(_) => frame_matches_at(p, input, i, hashes, scratch, &mut None),
                 None if input.open_ended => Truth::Unknown,
                 None => Truth::No,
             };
@@ -176,13 +300,37 @@ pub(crate) fn stack_matches_in(
         }
         return verdict;
     }
+    if let Some(one) = lone_frame(pattern) {
+        // `... P ...`: some frame must match P (or one the log hides).
+        let mut best = if input.open_ended {
+            Truth::Unknown
+        } else {
+            Truth::No
+        };
+        let mut last = None;
+        for i in 0..n {
+            best = best.or(frame_matches_at(one, input, i, hashes, scratch, &mut last));
+            if best == Truth::Yes {
+                break;
+            }
+        }
+        return best;
+    }
     // One verdict per input position; real stacks are short, so no allocation for them.
     let mut small = [Truth::No; SMALL];
     if n < SMALL {
-        reach(pattern, input, &mut small[..=n], scratch)
+        reach(pattern, input, &mut small[..=n], hashes, scratch)
     } else {
-        reach(pattern, input, &mut vec![Truth::No; n + 1], scratch)
+        reach(pattern, input, &mut vec![Truth::No; n + 1], hashes, scratch)
     }
+}
+
+/// The one concrete frame of a pattern that starts with `...` and has no other (real rule
+/// sets hold hundreds such: `... obj:*/libcuda.so* ...`).
+fn lone_frame(pattern: &[Pattern]) -> Option<&Pattern> {
+    let mut concrete = pattern.iter().filter(|p| !matches!(p, Pattern::Ellipsis));
+    let one = concrete.next()?;
+    (matches!(pattern.first(), Some(Pattern::Ellipsis)) && concrete.next().is_none()).then_some(one)
 }
 
 /// Stacks up to this many frames (minus one) are matched without allocating.
@@ -198,6 +346,7 @@ fn reach(
     pattern: &[Pattern],
     input: &MatchInput,
     row: &mut [Truth],
+    hashes: &Hashes,
     scratch: &mut Scratch,
 ) -> Truth {
     let n = input.frames.len();
@@ -227,10 +376,11 @@ fn reach(
             if n == 0 || top < lo {
                 return hidden;
             }
+            let mut last = None;
             for i in (lo..=top).rev() {
                 row[i + 1] = match row[i] {
                     Truth::No => Truth::No,
-                    t => t.and(frame_matches_in(pat, &input.frames[i], scratch)),
+                    t => t.and(frame_matches_at(pat, input, i, hashes, scratch, &mut last)),
                 };
             }
             lo += 1;
@@ -485,7 +635,7 @@ mod tests {
             for pattern in &patterns {
                 let want = reference(pattern, &input);
                 prop_assert_eq!(stack_matches(pattern, &input), want);
-                prop_assert_eq!(stack_matches_in(pattern, &input, &mut scratch), want);
+                prop_assert_eq!(stack_matches_in(pattern, &input, &Hashes::of(&input), &mut scratch), want);
             }
         }
     }

@@ -9,6 +9,16 @@ pub struct Glob {
     shape: Shape,
     /// Nothing but `*`s ([`Glob::matches_any`]).
     any: bool,
+    /// The hash of the pattern ([`name_hash`]): a literal's quick test.
+    hash: u64,
+}
+
+/// The hash names and literal patterns are compared by first: names whose hashes differ
+/// differ.
+#[must_use]
+pub fn name_hash(name: &[u8]) -> u64 {
+    use std::hash::BuildHasher as _;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 /// How a pattern is matched: compiled once, because a real rule set compares each of its
@@ -73,6 +83,7 @@ impl Glob {
             pattern: pattern.to_vec(),
             shape,
             any: pattern.iter().all(|&b| b == b'*'),
+            hash: name_hash(pattern),
         }
     }
 
@@ -93,6 +104,15 @@ impl Glob {
     #[must_use]
     pub const fn matches_any(&self) -> bool {
         self.any
+    }
+
+    /// For a literal, the [`name_hash`] a name equal to it has.
+    #[must_use]
+    pub const fn literal_hash(&self) -> Option<u64> {
+        match self.shape {
+            Shape::Literal => Some(self.hash),
+            _ => None,
+        }
     }
 
     /// The bytes before the first wildcard.

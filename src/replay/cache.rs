@@ -21,6 +21,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::matcher::input::{InputFrame, Known, MatchInput, SrcInfo};
+use crate::matcher::stack::Scratch;
 use crate::replay::credit::{Candidates, RuleId};
 use crate::replay::evidence::Why;
 use crate::supp::kinds::Tool;
@@ -95,6 +96,9 @@ pub(crate) struct MatchCache {
     /// Sets of objects by address, and the sets themselves (kept alive while here).
     set_addrs: HashMap<usize, u32>,
     pinned: Vec<Arc<[Vec<u8>]>>,
+    /// What the matcher keeps about those sets from input to input: valid while they are
+    /// pinned here, so dropped with them.
+    scratch: Scratch,
     answers: HashMap<Box<[u8]>, Arc<Matched>>,
     bytes: usize,
     budget: usize,
@@ -119,6 +123,7 @@ impl MatchCache {
             srcs: Numbers::default(),
             set_addrs: HashMap::default(),
             pinned: Vec::new(),
+            scratch: Scratch::across_inputs(),
             answers: HashMap::default(),
             bytes: 0,
             budget,
@@ -129,14 +134,16 @@ impl MatchCache {
     }
 
     /// The answer for `input` under `tool`'s rules: the one kept for an equal input, or
-    /// what `compute` returns (then kept).
+    /// what `compute` returns (then kept). `compute` may keep what it learns of the
+    /// input's sets of objects in the scratch it is given, for later inputs: those sets
+    /// are kept alive while the scratch is.
     pub(crate) fn get_or_insert_with(
         &mut self,
         tool: Tool,
         input: &MatchInput,
-        compute: impl FnOnce() -> Matched,
+        compute: impl FnOnce(&mut Scratch) -> Matched,
     ) -> Arc<Matched> {
-        if self.bytes > self.budget {
+        if self.bytes + self.scratch.bytes() > self.budget {
             // Numbers are only meaningful with their tables: drop everything.
             let (hits, misses) = (self.hits, self.misses);
             *self = Self::with_budget(self.budget);
@@ -150,7 +157,7 @@ impl MatchCache {
             Arc::clone(m)
         } else {
             self.misses += 1;
-            let m = Arc::new(compute());
+            let m = Arc::new(compute(&mut self.scratch));
             self.bytes += key.len() + m.bytes() + ENTRY_OVERHEAD;
             self.answers.insert(key.as_slice().into(), Arc::clone(&m));
             m
@@ -358,7 +365,7 @@ mod tests {
         let mut cache = MatchCache::default();
         for (i, v) in variants.iter().enumerate() {
             let id = RuleId::try_from(i).expect("small");
-            let got = cache.get_or_insert_with(Tool::Memcheck, v, || answer(id));
+            let got = cache.get_or_insert_with(Tool::Memcheck, v, |_| answer(id));
             assert_eq!(
                 got.cands.yes,
                 [id],
@@ -369,12 +376,12 @@ mod tests {
         // Asked again (a fresh copy of each): every answer comes from the cache.
         for (i, v) in variants.iter().enumerate() {
             let id = RuleId::try_from(i).expect("small");
-            let got = cache.get_or_insert_with(Tool::Memcheck, &v.clone(), || answer(999));
+            let got = cache.get_or_insert_with(Tool::Memcheck, &v.clone(), |_| answer(999));
             assert_eq!(got.cands.yes, [id]);
         }
         assert_eq!(cache.stats().0, variants.len() as u64);
         // Another tool's rules give other answers.
-        let got = cache.get_or_insert_with(Tool::Helgrind, &base, || answer(777));
+        let got = cache.get_or_insert_with(Tool::Helgrind, &base, |_| answer(777));
         assert_eq!(got.cands.yes, [777]);
     }
 
@@ -400,7 +407,7 @@ mod tests {
         let a = with(set(&["/a", "/b"]));
         assert_eq!(
             cache
-                .get_or_insert_with(Tool::Memcheck, &a, || answer(1))
+                .get_or_insert_with(Tool::Memcheck, &a, |_| answer(1))
                 .cands
                 .yes,
             [1]
@@ -408,7 +415,7 @@ mod tests {
         // The same allocation, and another with the same paths: the same answer.
         assert_eq!(
             cache
-                .get_or_insert_with(Tool::Memcheck, &a.clone(), || answer(2))
+                .get_or_insert_with(Tool::Memcheck, &a.clone(), |_| answer(2))
                 .cands
                 .yes,
             [1]
@@ -416,7 +423,7 @@ mod tests {
         let b = with(set(&["/a", "/b"]));
         assert_eq!(
             cache
-                .get_or_insert_with(Tool::Memcheck, &b, || answer(3))
+                .get_or_insert_with(Tool::Memcheck, &b, |_| answer(3))
                 .cands
                 .yes,
             [1]
@@ -427,13 +434,13 @@ mod tests {
             let c = with(set(paths));
             assert_eq!(
                 cache
-                    .get_or_insert_with(Tool::Memcheck, &c, || answer(4))
+                    .get_or_insert_with(Tool::Memcheck, &c, |_| answer(4))
                     .cands
                     .yes,
                 [4],
                 "{paths:?}"
             );
-            let fresh = MatchCache::default().get_or_insert_with(Tool::Memcheck, &c, || answer(4));
+            let fresh = MatchCache::default().get_or_insert_with(Tool::Memcheck, &c, |_| answer(4));
             assert_eq!(fresh.cands.yes, [4]);
         }
         assert_eq!(cache.stats(), (2, 4));
@@ -448,7 +455,7 @@ mod tests {
                 let got = cache.get_or_insert_with(
                     Tool::Memcheck,
                     &input("Addr4", &[name.as_str(), "main"]),
-                    || answer(i),
+                    |_| answer(i),
                 );
                 assert_eq!(got.cands.yes, [i], "round {round}");
                 assert!(cache.bytes <= 4096 + 1024, "{} bytes", cache.bytes);

@@ -264,9 +264,9 @@ impl<'r> LogReplay<'r> {
             })
             .map_err(ReplayError::Handler)?;
         }
-        let matched = self
-            .cache
-            .get_or_insert_with(tool, &input, || matches(&rules.set, tool, &input));
+        let matched = self.cache.get_or_insert_with(tool, &input, |scratch| {
+            matches(&rules.set, tool, &input, scratch)
+        });
         let seq = self.next_seq;
         self.next_seq += 1;
         self.queue.push_back(None);
@@ -387,15 +387,21 @@ impl<'r> LogReplay<'r> {
 
 /// What the matcher says about `input`: the rules that match or may match it, in load
 /// order, and why each one that may is undecided.
-fn matches(set: &crate::matcher::RuleSet, tool: Tool, input: &MatchInput) -> Matched {
+fn matches(
+    set: &crate::matcher::RuleSet,
+    tool: Tool,
+    input: &MatchInput,
+    scratch: &mut crate::matcher::stack::Scratch,
+) -> Matched {
     let mut m = Matched::default();
-    for (id, truth) in set.all_matches(tool, input) {
+    let hidden = Hidden::of(input);
+    for (id, truth) in set.all_matches_in(tool, input, scratch) {
         match truth {
             Truth::Yes => m.cands.yes.push(id),
             Truth::Unknown => {
                 m.cands.maybe.push(id);
                 m.maybe_why
-                    .push((id, unknown_facts(&set.rules[id as usize], input)));
+                    .push((id, unknown_facts(&set.rules[id as usize], input, hidden)));
             }
             Truth::No => {}
         }
@@ -403,22 +409,35 @@ fn matches(set: &crate::matcher::RuleSet, tool: Tool, input: &MatchInput) -> Mat
     m
 }
 
-/// The facts `rule` needs that `input` does not show: why its verdict is unknown.
-fn unknown_facts(rule: &Rule, input: &MatchInput) -> Why {
+/// Which kinds of facts some frame of an input does not show.
+#[derive(Debug, Clone, Copy)]
+struct Hidden {
+    fun: bool,
+    obj: bool,
+    src: bool,
+}
+
+impl Hidden {
+    fn of(input: &MatchInput) -> Self {
+        let any =
+            |f: &dyn Fn(&crate::matcher::input::InputFrame) -> bool| input.frames.iter().any(f);
+        Self {
+            fun: any(&|f| !matches!(f.fun, Known::Yes(_))),
+            obj: any(&|f| !matches!(f.obj, Known::Yes(_))),
+            src: any(&|f| !matches!(f.src, Known::Yes(_))),
+        }
+    }
+}
+
+/// The facts `rule` needs that `input` does not show (`hidden`): why its verdict is
+/// unknown.
+fn unknown_facts(rule: &Rule, input: &MatchInput, hidden: Hidden) -> Why {
     let mut why = Why::none();
-    let any = |f: &dyn Fn(&crate::matcher::input::InputFrame) -> bool| input.frames.iter().any(f);
     for p in &rule.frames {
-        let star = |g: &crate::matcher::wildcard::Glob| g.matches_any();
         match p {
-            Pattern::Fun(g) if !star(g) && any(&|f| !matches!(f.fun, Known::Yes(_))) => {
-                why.insert(Why::NAME);
-            }
-            Pattern::Obj(g) if !star(g) && any(&|f| !matches!(f.obj, Known::Yes(_))) => {
-                why.insert(Why::OBJECT);
-            }
-            Pattern::Src(..) if any(&|f| !matches!(f.src, Known::Yes(_))) => {
-                why.insert(Why::SOURCE);
-            }
+            Pattern::Fun(g) if !g.matches_any() && hidden.fun => why.insert(Why::NAME),
+            Pattern::Obj(g) if !g.matches_any() && hidden.obj => why.insert(Why::OBJECT),
+            Pattern::Src(..) if hidden.src => why.insert(Why::SOURCE),
             _ => {}
         }
     }
