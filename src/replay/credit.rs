@@ -131,6 +131,40 @@ fn sorted_union(a: &[RuleId], b: &[RuleId]) -> Vec<RuleId> {
     out
 }
 
+/// Values for some rules, by rule id, in pages of 64 allocated when first written: a
+/// process touches a few hundred of thousands of rules, in runs (rules of one file are
+/// neighbours), and reads them for every candidate of every error, so a lookup is two
+/// indexings, not a hash.
+#[derive(Debug, Clone)]
+struct Pages<T> {
+    pages: Vec<Option<Box<[Option<T>; PAGE]>>>,
+}
+
+const PAGE: usize = 64;
+
+impl<T> Default for Pages<T> {
+    fn default() -> Self {
+        Self { pages: Vec::new() }
+    }
+}
+
+impl<T: Copy> Pages<T> {
+    fn get(&self, id: RuleId) -> Option<T> {
+        let id = id as usize;
+        self.pages.get(id / PAGE)?.as_ref()?[id % PAGE]
+    }
+
+    /// The value of `id`, set to `init` first if it has none.
+    fn entry(&mut self, id: RuleId, init: T) -> &mut T {
+        let id = id as usize;
+        if self.pages.len() <= id / PAGE {
+            self.pages.resize_with(id / PAGE + 1, || None);
+        }
+        let page = self.pages[id / PAGE].get_or_insert_with(|| Box::new([None; PAGE]));
+        page[id % PAGE].get_or_insert(init)
+    }
+}
+
 /// A rule's possible recency: its last credit lies in `lo..=hi` (times are positive), or,
 /// for a rule never credited, equals its initial place (negative).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,9 +179,9 @@ pub struct SearchOrder {
     /// How many rules the tool's set has (their initial places are `id - rules`).
     rules: i64,
     /// Rules whose recency changed (most never do: a process touches few of 3,000 rules).
-    touched: HashMap<RuleId, Recency>,
+    touched: Pages<Recency>,
     /// The concrete printed-order replay: last credit time of each rule credited.
-    concrete: HashMap<RuleId, i64>,
+    concrete: Pages<i64>,
     /// The time of the last error evaluated.
     time: i64,
     /// For each leak kind, the latest time a hidden loss record of that kind may have been
@@ -161,8 +195,8 @@ impl SearchOrder {
     pub fn new(rules: usize) -> Self {
         Self {
             rules: i64::try_from(rules).unwrap_or(i64::MAX),
-            touched: HashMap::default(),
-            concrete: HashMap::default(),
+            touched: Pages::default(),
+            concrete: Pages::default(),
             time: 0,
             hidden_hi: [i64::MIN; 4],
         }
@@ -173,7 +207,7 @@ impl SearchOrder {
     }
 
     fn recency(&self, id: RuleId) -> Recency {
-        self.touched.get(&id).copied().unwrap_or_else(|| {
+        self.touched.get(id).unwrap_or_else(|| {
             let at = self.initial(id);
             Recency { lo: at, hi: at }
         })
@@ -191,10 +225,7 @@ impl SearchOrder {
     }
 
     fn concrete_recency(&self, id: RuleId) -> i64 {
-        self.concrete
-            .get(&id)
-            .copied()
-            .unwrap_or_else(|| self.initial(id))
+        self.concrete.get(id).unwrap_or_else(|| self.initial(id))
     }
 
     /// `e`'s candidates in id order, each with whether a rule that surely matches `e` is
@@ -288,7 +319,7 @@ impl SearchOrder {
                 .max_by_key(|&b| self.concrete_recency(b));
             if let Some(w) = likely {
                 let t = start + i64::try_from(k).unwrap_or(i64::MAX);
-                self.concrete.insert(w, t);
+                *self.concrete.entry(w, t) = t;
             }
             out.push(Outcome {
                 possible,
@@ -302,7 +333,7 @@ impl SearchOrder {
             let certain = o.certain();
             for &id in &o.possible {
                 let at = self.initial(id);
-                let r = self.touched.entry(id).or_insert(Recency { lo: at, hi: at });
+                let r = self.touched.entry(id, Recency { lo: at, hi: at });
                 r.hi = end;
                 if certain == Some(id) {
                     r.lo = r.lo.max(start);
@@ -686,6 +717,23 @@ mod tests {
                 .collect();
             prop_assert_eq!(o.blocked(&e, hidden, &kinds), want);
         }
+    }
+
+    #[test]
+    fn pages_hold_values_by_rule_id() {
+        let mut p: Pages<i64> = Pages::default();
+        assert_eq!(p.get(0), None);
+        assert_eq!(p.get(5000), None);
+        *p.entry(130, 7) += 1;
+        assert_eq!(*p.entry(130, 99), 8, "an entry keeps its value");
+        *p.entry(63, 1) = 2;
+        *p.entry(64, 3) = 4;
+        assert_eq!(
+            (p.get(63), p.get(64), p.get(65), p.get(130)),
+            (Some(2), Some(4), None, Some(8))
+        );
+        // Only the pages written are allocated.
+        assert_eq!(p.pages.iter().filter(|pg| pg.is_some()).count(), 3);
     }
 
     #[test]

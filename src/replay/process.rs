@@ -373,34 +373,35 @@ impl Proc {
         }
         // Occurrences of contexts the log gave no count for: at most all the repeats the
         // summary counts (errors − contexts), less those already counted.
-        let mut sets: Vec<SetId> = self
-            .contexts
-            .values()
-            .filter(|c| !c.counted)
-            .map(|c| c.possible)
-            .collect();
-        sets.sort_unstable();
-        sets.dedup();
-        let mut uncounted: Vec<Slot> = sets
-            .into_iter()
-            .flat_map(|id| self.credits.sets.get(id).iter().copied())
-            .collect();
-        uncounted.sort_unstable();
-        uncounted.dedup();
         let bound = self.summary.map(|s| {
             s.errors
                 .saturating_sub(s.contexts)
                 .saturating_sub(self.counted_extra)
         });
-        match bound {
-            // Adding nothing changes no count.
-            Some(0) => {}
-            Some(b) => {
-                for slot in uncounted {
-                    self.credits.count(slot).add_possible(Some(b));
+        // Adding nothing changes no count.
+        if bound != Some(0) {
+            let mut sets: Vec<SetId> = self
+                .contexts
+                .values()
+                .filter(|c| !c.counted)
+                .map(|c| c.possible)
+                .collect();
+            sets.sort_unstable();
+            sets.dedup();
+            let mut uncounted: Vec<Slot> = sets
+                .into_iter()
+                .flat_map(|id| self.credits.sets.get(id).iter().copied())
+                .collect();
+            uncounted.sort_unstable();
+            uncounted.dedup();
+            match bound {
+                Some(b) => {
+                    for slot in uncounted {
+                        self.credits.count(slot).add_possible(Some(b));
+                    }
                 }
+                None => unbounded.extend(uncounted),
             }
-            None => unbounded.extend(uncounted),
         }
         let mut note = None;
         if let Some(s) = self.summary
