@@ -170,7 +170,49 @@ fn refused_suppression_file_exits_2() {
         .arg(&log)
         .assert()
         .code(2)
+        .stdout("")
         .stderr(predicates::str::contains("bad.supp:4"));
+}
+
+/// A file Valgrind loads but crashes on (a FishyValue rule without its `F(A)` line, VS114)
+/// stops the run before any output; `--keep-going` replays it with a warning, skipping
+/// nothing Valgrind would have loaded.
+#[test]
+fn a_file_valgrind_crashes_on_stops_the_run_unless_keep_going() {
+    let log = repo("tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt");
+    let dir = tempfile::tempdir().expect("tmp");
+    let supp = dir.path().join("fishy.supp");
+    std::fs::write(
+        &supp,
+        "{\n   fishy\n   Memcheck:FishyValue\n   fun:malloc\n}\n{\n   calloc-leaks\n   Memcheck:Leak\n   fun:calloc\n}\n",
+    )
+    .expect("write");
+    vgsupp()
+        .args(["match", "-s"])
+        .arg(&supp)
+        .arg(&log)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("fishy.supp:3"))
+        .stderr(predicates::str::contains("VS114"))
+        .stderr(predicates::str::contains("--keep-going"));
+    let out = vgsupp()
+        .args(["match", "--keep-going", "--format", "json", "-s"])
+        .arg(&supp)
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: "));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rules = v["rules"].as_array().expect("rules");
+    assert_eq!(
+        rules.len(),
+        2,
+        "both records are loaded, as Valgrind loads them"
+    );
+    assert!(rules[1]["hits"].as_u64().expect("hits") > 0, "{rules:?}");
 }
 
 /// default.supp is loaded last, so its rules are searched first and shadow user rules (DS1).
