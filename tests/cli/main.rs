@@ -9,4 +9,5 @@ mod logs_xml;
 mod match_differential;
 mod match_live;
 mod matching;
+mod output;
 mod properties;
