@@ -3,6 +3,7 @@
 mod commands;
 mod common;
 mod corpus;
+mod diagnostics;
 mod grammar;
 mod logs_text;
 mod logs_xml;
