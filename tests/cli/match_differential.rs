@@ -279,7 +279,9 @@ fn pin_mismatches(
         match pins.get(&(prog.clone(), (*label).to_owned())) {
             None => out.push(format!("{prog} {label}: no pin")),
             Some(&(agree, undecided)) if (agree, undecided) != (t.agree, t.undecided) => {
-                let change = if t.agree > agree {
+                let change = if t.agree + t.undecided != agree + undecided {
+                    "the suite's cases changed: pin the new counts"
+                } else if t.agree > agree {
                     "more verdicts are decided: an improvement, pin it"
                 } else if t.agree < agree {
                     "fewer verdicts are decided than before: a regression unless explained"

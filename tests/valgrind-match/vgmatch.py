@@ -856,7 +856,46 @@ class Gen:
         self.combine(idx, F, kl, subs, tails, extras, add)
 
     def gen_appended(self, idx, e):
-        """Families added after the first recording (numbered after every earlier case)."""
+        """Families added after the first recording (numbered after every earlier case).
+
+        `lineobj*`: obj: patterns on frames that a text log prints with a source line
+        (`fn (file.c:12)`), which hides their object (the XML log shows it). A matcher
+        must infer such objects (or stay undecided), so these cases try, at every such
+        frame, another object of the program, globs that match several objects (the
+        shape of real rules: `*/lib*.so*`, `*/lib*/lib*.so.*`) and the object's
+        directory; and, per error, the object patterns after a leading `...` (matched
+        against any frame, including the ones below main that the log hides)."""
+        s = e["supp"]
+        kl = s["skind"]
+        extra = [s["skaux"]] if s["skaux"] is not None else []
+        F = list(s["sframes"])
+        n = len(F)
+        add = lambda slug, fr: self.add(idx, slug, kl, extra, fr)
+        objs = sorted({fr["obj"] for err in self.errors for fr in err["frames"] if fr["obj"]})
+        line_objs = []
+        for i, fr in enumerate(e["frames"]):
+            if fr["file"] is None or fr["obj"] is None:
+                continue
+            if fr["obj"] not in line_objs:
+                line_objs.append(fr["obj"])
+            other = next((o for o in objs if o != fr["obj"]), None)
+            pats = [("other-full", other), ("lib-glob", "*/lib*.so*"),
+                    ("versioned-glob", "*/lib*/lib*.so.*"),
+                    ("dir-glob", os.path.dirname(fr["obj"]) + "/*")]
+            for slug, pat in pats:
+                if pat is not None:
+                    add("lineobj%d-%s" % (i, slug), F[:i] + ["obj:" + pat] + F[i + 1:])
+        if not line_objs:
+            return
+        anywhere = [("obj-full-%d" % k, o) for k, o in enumerate(line_objs)]
+        anywhere += [("versioned-glob", "*/lib*/lib*.so.*"), ("lib-glob", "*/lib*.so*")]
+        others = [o for o in objs if o not in line_objs]
+        if others:
+            anywhere.append(("other-full", others[0]))
+        for slug, pat in anywhere:
+            add("lineobj-dots-%s" % slug, ["...", "obj:" + pat])
+            if n > 1:
+                add("lineobj-top-dots-%s" % slug, F[:1] + ["...", "obj:" + pat])
 
     def position_subs(self, frames, F, no_lookup):
         """Per frame position, the (slug, line) single-frame substitutions: fun: forms
@@ -1412,7 +1451,9 @@ def model_frame_eq(pf, inp, j):
     return string_match(fp, f) and (ln == 0 or ln == int(line))
 
 
-def model_stack(frames, inp):
+def model_stack(frames, inp, touched=None):
+    """(matches, undefined). `touched`, when a set, collects the input frame indices at
+    which an obj: pattern other than `*` was compared."""
     undefined = [False]
 
     def go(p, i):
@@ -1422,6 +1463,8 @@ def model_stack(frames, inp):
             return go(p + 1, i) or (i < len(inp["frames"]) and go(p, i + 1))
         if i >= len(inp["frames"]):
             return False
+        if touched is not None and frames[p][0] == "obj" and frames[p][1].strip("*"):
+            touched.add(i)
         r = model_frame_eq(frames[p], inp, i)
         if r is None:
             undefined[0] = True
@@ -1440,20 +1483,33 @@ def cmd_model(datadir):
             r, e, v = line.rstrip("\n").split("\t")
             verdicts[(r, int(e))] = v
     agree = disagree = undef = 0
+    # Verdicts in which an obj: pattern (not just `*`) is compared with a frame that the
+    # text log prints with a source line, hiding its object (the XML log shows it).
+    lineobj = {"pairs": 0, "suppressed": 0, "target": 0, "rules": set(), "families": {}}
     for r, body in read_cases(os.path.join(datadir, "rules.supp")):
         text = body.decode("utf-8", "surrogateescape")
         slug = case_slug(body)
         st, supp = model_load(text)
+        target = int(re.search(rb"(?m)^# target: error (\d+) ", body).group(1))
         for n, inp in enumerate(inputs, 1):
             got = verdicts[(r, n)]
+            touched = set()
             if st == "fatal":
                 exp, und = "fatal", False
             elif st == "skip":
                 exp, und = "0", False
             else:
-                ok, und = (model_stack(supp["frames"], inp) if model_kind_ok(supp, inp["error"])
-                           else (False, False))
+                ok, und = (model_stack(supp["frames"], inp, touched)
+                           if model_kind_ok(supp, inp["error"]) else (False, False))
                 exp = "1" if ok else "0"
+            printed = inp["error"]["frames"]
+            if any(i < len(printed) and printed[i]["file"] is not None for i in touched):
+                lineobj["pairs"] += 1
+                lineobj["suppressed"] += got == "1"
+                lineobj["target"] += n == target
+                lineobj["rules"].add(r)
+                fam = re.sub(r"\d+", "I", slug)
+                lineobj["families"][fam] = lineobj["families"].get(fam, 0) + 1
             if und and exp != got:
                 undef += 1
                 print("undefined %s rule %s (%s) error %d: recorded %s" % (datadir, r, slug, n, got))
@@ -1463,6 +1519,11 @@ def cmd_model(datadir):
                 disagree += 1
                 print("DISAGREE %s rule %s (%s) error %d: model %s, valgrind %s" % (
                     datadir, r, slug, n, exp, got))
+    print("model %s: obj: on line-info frames: %d (rule, error) verdicts (%d suppressed, %d on "
+          "the rule's target error) of %d rules; by family: %s" % (
+              datadir, lineobj["pairs"], lineobj["suppressed"], lineobj["target"],
+              len(lineobj["rules"]), ", ".join("%s %d" % kv for kv in sorted(
+                  lineobj["families"].items(), key=lambda kv: -kv[1]))))
     print("model %s: %d agree, %d disagree, %d undefined" % (datadir, agree, disagree, undef))
 
 
