@@ -3,7 +3,7 @@
 //! `leaky-ext.xml.gz`. Counts are checked against plain byte searches of the logs.
 
 use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use memchr::memmem;
 use vgsupp::logs::record::{ErrorRecord, GenFrame, LogItem, Preamble};
@@ -11,7 +11,7 @@ use vgsupp::logs::xml::{XmlReader, XmlStats};
 use vgsupp::supp::kinds::Tool;
 use vgsupp::supp::model::LeakKind;
 
-use crate::common::{files_in, repo, root};
+use crate::common::{files_in, repo, shared_fixture};
 
 fn dir() -> PathBuf {
     repo("tests/data/logs/xml")
@@ -410,11 +410,9 @@ impl<R: Read> Read for Counting<R> {
 /// only its first 48 MiB (a cut log) unless `VGSUPP_FULL_FIXTURES=1`.
 #[test]
 fn leaky_ext_xml_gz() {
-    let path: PathBuf = root().join("../shared/fixtures/torch/leaky-ext.xml.gz");
-    if !Path::new(&path).exists() {
-        eprintln!("{} absent: leaky-ext.xml.gz test skipped", path.display());
+    let Some(path) = shared_fixture("fixtures/torch/leaky-ext.xml.gz", "leaky_ext_xml_gz") else {
         return;
-    }
+    };
     let full =
         !cfg!(debug_assertions) || std::env::var("VGSUPP_FULL_FIXTURES").is_ok_and(|v| v == "1");
     let limit = if full { u64::MAX } else { 48 << 20 };

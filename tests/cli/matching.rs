@@ -472,3 +472,44 @@ fn a_missing_log_fails_before_any_output() {
         .stdout("")
         .stderr(predicates::str::contains("no-such.log"));
 }
+
+/// A directory is walked for files named like logs, skipping hidden entries; a file given
+/// by name is read whatever its name. The copies here have the same content, so only the
+/// names decide.
+#[test]
+fn directories_give_logs_by_name_and_skip_hidden_entries() {
+    let log = std::fs::read(repo(
+        "tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt",
+    ))
+    .expect("log");
+    let dir = tempfile::tempdir().expect("tmp");
+    let d = dir.path();
+    for rel in [
+        "run.log",
+        "notes.md",
+        ".hidden.log",
+        ".git/x.log",
+        "sub/ci.out",
+    ] {
+        let p = d.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, &log).expect("write");
+    }
+    let logs_of = |args: &[&Path]| -> Vec<String> {
+        let v = run_json(&repo("examples/torch-extension/cuda-torch.supp"), args);
+        let mut logs: Vec<String> = v["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .map(|e| e["log"].as_str().expect("log").to_owned())
+            .collect();
+        logs.dedup();
+        logs
+    };
+    let shown = |rel: &str| d.join(rel).display().to_string();
+    assert_eq!(logs_of(&[d]), [shown("run.log"), shown("sub/ci.out")]);
+    assert_eq!(
+        logs_of(&[&d.join("notes.md"), &d.join(".hidden.log")]),
+        [shown("notes.md"), shown(".hidden.log")]
+    );
+}
