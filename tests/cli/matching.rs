@@ -513,3 +513,49 @@ fn directories_give_logs_by_name_and_skip_hidden_entries() {
         [shown("notes.md"), shown(".hidden.log")]
     );
 }
+
+/// The progress line: on a terminal (here a pseudo-terminal from `script`) once the run is
+/// due, never with `-q`, never when stderr is not a terminal.
+#[test]
+fn progress_only_on_a_terminal() {
+    let bin = assert_cmd::cargo::cargo_bin("vgsupp");
+    let log = repo("tests/data/logs/text/cudart12-libcuda535.txt");
+    let supp = repo("examples/torch-extension/cuda-torch.supp");
+    let command = |quiet: &str| {
+        format!(
+            "{} match {quiet} -s {} {} >/dev/null",
+            bin.display(),
+            supp.display(),
+            log.display()
+        )
+    };
+    let on_tty = |quiet: &str| -> Option<String> {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &command(quiet), "/dev/null"])
+            .env("VGSUPP_PROGRESS_AFTER_MS", "0")
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    match on_tty("") {
+        Some(seen) => {
+            assert!(seen.contains("replaying"), "{seen}");
+            let quiet = on_tty("-q").expect("runs");
+            assert!(!quiet.contains("replaying"), "{quiet}");
+        }
+        None => eprintln!(
+            "progress_only_on_a_terminal: `script` is not available; terminal part skipped"
+        ),
+    }
+    let piped = vgsupp()
+        .env("VGSUPP_PROGRESS_AFTER_MS", "0")
+        .args(["match", "-s"])
+        .arg(&supp)
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(piped.status.success());
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("replaying"));
+}
