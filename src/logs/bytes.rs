@@ -1,0 +1,163 @@
+//! Byte helpers shared by the log readers: trimming, numbers (decimal with or without
+//! thousands separators, hex), searches over short texts, lossy UTF-8.
+
+use memchr::{memchr, memrchr};
+
+/// The value of each hex digit; 0xFF for other bytes (a table: frame addresses are parsed
+/// for every frame line).
+pub(crate) const HEX_VALUES: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The value of a hex digit.
+pub(crate) fn hex_value(c: u8) -> Option<u8> {
+    let v = HEX_VALUES[usize::from(c)];
+    (v != 0xFF).then_some(v)
+}
+
+pub(crate) fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `*s = lossy(b)`, reusing `s`'s allocation.
+pub(crate) fn set_lossy(s: &mut String, b: &[u8]) {
+    s.clear();
+    s.push_str(&String::from_utf8_lossy(b));
+}
+
+pub(crate) fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    &s[n..]
+}
+
+pub(crate) fn trim_end(s: &[u8]) -> &[u8] {
+    let n = s
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    &s[..s.len() - n]
+}
+
+#[inline]
+pub(crate) fn trim(s: &[u8]) -> &[u8] {
+    // Most texts trimmed have nothing to trim.
+    match (s.first(), s.last()) {
+        (Some(a), Some(z)) if !a.is_ascii_whitespace() && !z.is_ascii_whitespace() => s,
+        _ => trim_end(trim_start(s)),
+    }
+}
+
+pub(crate) fn trim_start_byte(s: &[u8], b: u8) -> &[u8] {
+    let n = s.iter().take_while(|c| **c == b).count();
+    &s[n..]
+}
+
+pub(crate) fn trim_end_byte(s: &[u8], b: u8) -> &[u8] {
+    let n = s.iter().rev().take_while(|c| **c == b).count();
+    &s[..s.len() - n]
+}
+
+/// Plain decimal digits (no sign, no separators).
+pub(crate) fn parse_digits(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 19 || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
+}
+
+/// A leading number with optional thousands separators (`1,234`), and the rest.
+pub(crate) fn take_num(s: &[u8]) -> Option<(u64, &[u8])> {
+    let mut n: u64 = 0;
+    let mut len = 0;
+    let mut digits = 0;
+    for &c in s {
+        match c {
+            b'0'..=b'9' => {
+                n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+                digits += 1;
+            }
+            b',' if digits > 0 => {}
+            _ => break,
+        }
+        len += 1;
+    }
+    (digits > 0).then_some((n, &s[len..]))
+}
+
+pub(crate) fn take_u32(s: &[u8]) -> Option<u32> {
+    take_num(s).and_then(|(n, _)| u32::try_from(n).ok())
+}
+
+pub(crate) fn parse_hex(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 16 {
+        return None;
+    }
+    let mut n = 0u64;
+    for &c in s {
+        n = (n << 4) | u64::from(hex_value(c)?);
+    }
+    Some(n)
+}
+
+/// Where `needle` first occurs in `hay` (for short lines: no searcher to set up).
+pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(k) = memchr(first, &hay[from..]) {
+        let i = from + k;
+        if hay[i + 1..].starts_with(rest) {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// Where `needle` last occurs in `hay`.
+pub(crate) fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut end = hay.len();
+    while let Some(i) = memrchr(first, &hay[..end]) {
+        if hay[i + 1..].starts_with(rest) {
+            return Some(i);
+        }
+        end = i;
+    }
+    None
+}
+
+/// The text after the first `needle`.
+pub(crate) fn after<'a>(t: &'a [u8], needle: &[u8]) -> Option<&'a [u8]> {
+    find(t, needle).map(|p| &t[p + needle.len()..])
+}
+
+/// The text after the last `needle`.
+pub(crate) fn after_last<'a>(t: &'a [u8], needle: &[u8]) -> Option<&'a [u8]> {
+    rfind(t, needle).map(|p| &t[p + needle.len()..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_digits() {
+        for c in 0..=255u8 {
+            let want = (c as char).to_digit(16).map(|d| d as u8);
+            assert_eq!(hex_value(c), want, "{c:#x}");
+        }
+    }
+}

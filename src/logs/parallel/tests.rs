@@ -1,0 +1,270 @@
+//! The parallel reader gives exactly the sequential reader's items.
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::logs::text::TextReader;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The bytes of a test log (gunzipped), at most `max` of them.
+fn log_bytes(path: &Path, max: usize) -> Vec<u8> {
+    let raw = std::fs::read(path).expect("read log");
+    let mut bytes = if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        let mut gz = flate2::read::MultiGzDecoder::new(raw.as_slice()).take(max as u64);
+        gz.read_to_end(&mut out).expect("gunzip");
+        out
+    } else {
+        raw
+    };
+    bytes.truncate(max);
+    bytes
+}
+
+fn sequential(bytes: &[u8]) -> Vec<LogItem> {
+    TextReader::new(bytes)
+        .with_name("log")
+        .map(|i| i.expect("item"))
+        .collect()
+}
+
+fn parallel(bytes: &[u8], threads: usize, chunk: u64) -> (Vec<LogItem>, ParallelStats) {
+    let mut f = tempfile::tempfile().expect("tempfile");
+    f.write_all(bytes).expect("write");
+    let mut r = ParallelTextReader::new(f, "log", threads, chunk).expect("open");
+    let items = r.by_ref().map(|i| i.expect("item")).collect();
+    (items, r.stats())
+}
+
+/// Parallel reading gives exactly the sequential items, for every chunk size.
+fn same_items(label: &str, bytes: &[u8], chunks: &[u64]) {
+    let want = sequential(bytes);
+    for &chunk in chunks {
+        for threads in [1, 3] {
+            let (got, stats) = parallel(bytes, threads, chunk);
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{label}: chunk {chunk}, {threads} threads: item count ({stats:?})"
+            );
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g, w,
+                    "{label}: chunk {chunk}, {threads} threads: item {i} ({stats:?})"
+                );
+            }
+        }
+    }
+}
+
+fn text_logs() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(repo("tests/data/logs/text"))
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.ends_with(".log") || n.ends_with(".txt") || n.ends_with(".txt.gz")
+        })
+        .collect();
+    for p in ["basic", "cxx", "libuse"] {
+        v.push(repo(&format!("tests/data/match/{p}/baseline.txt")));
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn every_test_log_reads_the_same_in_chunks() {
+    for path in text_logs() {
+        let bytes = log_bytes(&path, 2 << 20);
+        let label = path.display().to_string();
+        let chunks: &[u64] = if bytes.len() > 200_000 {
+            &[4096, 65_536]
+        } else {
+            &[1, 64, 700, 4096]
+        };
+        same_items(&label, &bytes, chunks);
+    }
+}
+
+#[test]
+fn concatenated_processes_and_tools_read_the_same() {
+    // Different tools, PIDs, preambles and exec restarts back to back: the guessed
+    // state is often wrong at a chunk's start and the consumer must read it again.
+    let mut bytes = Vec::new();
+    for _ in 0..3 {
+        for name in [
+            "helgrind-race.log",
+            "drd-errors.log",
+            "memcheck-verbose-fork.log",
+            "interleaved.log",
+            "timestamp-fork.log",
+            "ci-timestamps.log",
+            "nested.log",
+            "truncated-garbage.log",
+        ] {
+            bytes.extend(log_bytes(
+                &repo(&format!("tests/data/logs/text/{name}")),
+                1 << 20,
+            ));
+        }
+    }
+    same_items("concatenation", &bytes, &[97, 1000, 8192]);
+}
+
+#[test]
+fn damaged_logs_read_the_same() {
+    // Lines dropped, duplicated and cut at random (a fixed seed), so that errors,
+    // blocks and preambles are broken across chunk boundaries.
+    let base = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 400_000);
+    let lines: Vec<&[u8]> = base.split_inclusive(|b| *b == b'\n').collect();
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..4 {
+        let mut bytes = Vec::new();
+        for l in &lines {
+            match rnd() % 50 {
+                0 => {}
+                1 => {
+                    bytes.extend_from_slice(l);
+                    bytes.extend_from_slice(l);
+                }
+                2 => bytes.extend_from_slice(&l[..l.len() / 2]),
+                _ => bytes.extend_from_slice(l),
+            }
+        }
+        same_items(&format!("damaged {round}"), &bytes, &[333, 5000]);
+    }
+}
+
+#[test]
+fn a_single_process_log_is_mostly_read_in_parallel() {
+    let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 4 << 20);
+    let (items, stats) = parallel(&bytes, 2, 65_536);
+    assert_eq!(items, sequential(&bytes));
+    let used = stats.accepted + stats.reread;
+    assert!(
+        stats.accepted * 10 >= used * 9 && stats.chunks >= 60,
+        "too few chunks taken from the reader threads: {stats:?}"
+    );
+}
+
+#[test]
+fn line_numbers_of_later_chunks_are_the_logs() {
+    let mut log = String::new();
+    for i in 0..200 {
+        log.push_str(&format!(
+            "==7== Invalid read of size 4\n==7==    at 0x{i:X}: f{i} (a.c:{i})\n==7== \n"
+        ));
+    }
+    let (items, stats) = parallel(log.as_bytes(), 2, 512);
+    assert!(stats.accepted > 5, "{stats:?}");
+    let lines: Vec<u64> = items
+        .iter()
+        .filter_map(LogItem::as_error)
+        .map(|e| e.line)
+        .collect();
+    assert_eq!(lines, (0..200).map(|i| i * 3 + 1).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_log_without_sync_lines_is_read_by_one_thread() {
+    let log = "program output\n".repeat(10_000);
+    let (items, stats) = parallel(log.as_bytes(), 2, 1000);
+    assert_eq!(items, sequential(log.as_bytes()));
+    assert_eq!(stats.accepted, 1, "{stats:?}");
+}
+
+#[test]
+fn for_each_ref_sees_the_same_items_and_stops_when_asked() {
+    let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 1 << 20);
+    let want = sequential(&bytes);
+    let mut f = tempfile::tempfile().expect("tempfile");
+    f.write_all(&bytes).expect("write");
+    let reader = ParallelTextReader::new(f, "log", 2, 4096).expect("open");
+    let mut got = Vec::new();
+    reader
+        .for_each_ref(|i| {
+            got.push(i.expect("item").clone());
+            Ok::<(), ()>(())
+        })
+        .expect("no stop");
+    assert_eq!(got, want);
+
+    let mut f = tempfile::tempfile().expect("tempfile");
+    f.write_all(&bytes).expect("write");
+    let reader = ParallelTextReader::new(f, "log", 2, 4096).expect("open");
+    let mut seen = 0;
+    let stop = reader.for_each_ref(|_| {
+        seen += 1;
+        if seen == 100 { Err("enough") } else { Ok(()) }
+    });
+    assert_eq!((stop, seen), (Err("enough"), 100));
+}
+
+#[test]
+fn dropping_a_reader_early_stops_its_threads() {
+    // Readers dropped after a few items, while their threads wait for the consumer to
+    // catch up: every drop must return. It used to hang when the stop flag was set
+    // between a thread's check and its wait; the threads here pause at that point.
+    let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 256 << 10);
+    let mut f = tempfile::tempfile().expect("tempfile");
+    f.write_all(&bytes).expect("write");
+    let (done_tx, done_rx) = channel();
+    std::thread::spawn(move || {
+        for round in 0..20 {
+            let file = f.try_clone().expect("clone");
+            let mut r = ParallelTextReader::new(file, "log", 3, 512).expect("open");
+            r.shared
+                .pause_before_wait
+                .store(round % 2 == 0, Ordering::Relaxed);
+            for _ in 0..round % 7 {
+                let _ = r.next();
+            }
+            // Let the threads fill the window and reach their wait.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            drop(r);
+        }
+        let _ = done_tx.send(());
+    });
+    assert!(
+        done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_ok(),
+        "dropping a reader hung"
+    );
+}
+
+#[test]
+fn sync_lines_are_looked_for_in_one_pass() {
+    // Errors, then a long stretch of program output without a sync line: the chunks
+    // before it look past it once, not once per later chunk.
+    let mut log = String::new();
+    for i in 0..20 {
+        log.push_str(&format!(
+            "==7== Invalid read of size 4\n==7==    at 0x{i:X}: f (a.c:{i})\n==7== \n"
+        ));
+    }
+    for i in 0..20_000 {
+        log.push_str(&format!("program output {i}\n"));
+    }
+    let (items, stats) = parallel(log.as_bytes(), 2, 256);
+    assert_eq!(items, sequential(log.as_bytes()));
+    let len = log.len() as u64;
+    assert!(stats.sync_bytes <= 2 * len, "{stats:?} for {len} bytes");
+}
+
+#[test]
+fn an_empty_log_has_no_items() {
+    let (items, _) = parallel(b"", 2, 100);
+    assert!(items.is_empty());
+}
