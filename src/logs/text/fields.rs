@@ -285,19 +285,9 @@ pub(super) fn nested_parens(w: &[u8], inner_end: usize) -> Option<Parens> {
     None
 }
 
-/// Plain decimal digits that fit a `u32` (as [`parse_digits`] then `u32::try_from`).
+/// Plain decimal digits that fit a `u32`.
 pub(super) fn parse_u32(s: &[u8]) -> Option<u32> {
-    if s.is_empty() || s.len() > 19 {
-        return None;
-    }
-    let mut n = 0u64;
-    for &d in s {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + u64::from(d - b'0');
-    }
-    u32::try_from(n).ok()
+    parse_digits(s).and_then(|n| u32::try_from(n).ok())
 }
 
 /// `N[ (…)] bytes in M[ (…)] blocks are KIND in [new ]loss record i of n`.

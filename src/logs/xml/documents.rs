@@ -3,8 +3,9 @@
 use std::io::BufRead;
 
 use super::XmlReader;
-use super::elements::{El, find_after, lossy_trim, parse_hex, parse_num, parse_tool, trim};
+use super::elements::{El, parse_tool};
 use super::state::{Doc, ErrBuild};
+use crate::logs::bytes::{after, hex_number, lossy_trim, parse_num, trim};
 use crate::logs::record::{ErrorSummary, GenFrame, LogItem, Preamble, UsedSuppression};
 
 impl<R: BufRead> XmlReader<R> {
@@ -85,7 +86,7 @@ impl<R: BufRead> XmlReader<R> {
                 if let Some(err) = self.err.as_deref_mut() {
                     let f = &mut err.frame;
                     match el {
-                        El::Ip => f.ip = parse_hex(&text),
+                        El::Ip => f.ip = hex_number(&text),
                         El::Obj => f.obj = Some(text),
                         El::Fn => f.fun = Some(text),
                         El::Dir => f.dir = Some(text),
@@ -154,7 +155,7 @@ impl<R: BufRead> XmlReader<R> {
                 doc.ppid = parse_num(text).and_then(|n| n.try_into().ok());
             }
             (Some(El::Preamble), El::Line) => {
-                if let Some(rest) = find_after(text, b"Using Valgrind-") {
+                if let Some(rest) = after(text, b"Using Valgrind-") {
                     let token = rest.split(u8::is_ascii_whitespace).next().unwrap_or(rest);
                     let version = token.split(|&b| b == b'-').next().unwrap_or(token);
                     doc.version = Some(String::from_utf8_lossy(version).into_owned());

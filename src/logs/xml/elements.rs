@@ -1,8 +1,7 @@
 //! Element names and small text parsers.
 
-use memchr::memmem;
-
 use super::RAW_REF;
+use crate::logs::bytes::{hex_number, parse_num, trim};
 use crate::supp::kinds::Tool;
 
 /// Known element names. Meaning depends on the parent (`<line>` in a frame or a preamble).
@@ -178,82 +177,20 @@ pub(super) fn parse_tool(text: &[u8]) -> Option<Tool> {
     std::str::from_utf8(trim(text)).ok()?.parse().ok()
 }
 
-pub(super) fn trim(b: &[u8]) -> &[u8] {
-    b.trim_ascii()
-}
-
-/// The text with invalid UTF-8 replaced and surrounding whitespace removed.
-pub(super) fn lossy_trim(b: &[u8]) -> String {
-    String::from_utf8_lossy(trim(b)).into_owned()
-}
-
-pub(super) fn find_after<'a>(hay: &'a [u8], needle: &[u8]) -> Option<&'a [u8]> {
-    memmem::find(hay, needle).map(|i| &hay[i + needle.len()..])
-}
-
-/// A decimal number, possibly with thousands separators (`1,024`), surrounded by
-/// whitespace.
-pub(super) fn parse_num(b: &[u8]) -> Option<u64> {
-    let b = trim(b);
-    if b.is_empty() {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for &c in b {
-        match c {
-            b'0'..=b'9' => n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?,
-            b',' => {}
-            _ => return None,
-        }
-    }
-    Some(n)
-}
-
-/// The decimal number (with optional `,` separators) at the start of `b`.
-pub(super) fn leading_number(b: &[u8]) -> Option<u64> {
-    let b = b.trim_ascii_start();
-    let end = b
-        .iter()
-        .position(|c| !(c.is_ascii_digit() || *c == b','))
-        .unwrap_or(b.len());
-    if end == 0 || !b[0].is_ascii_digit() {
-        return None;
-    }
-    parse_num(&b[..end])
-}
-
-/// `0xHEX` (or plain hex).
-pub(super) fn parse_hex(b: &[u8]) -> Option<u64> {
-    let b = trim(b);
-    let digits = b
-        .strip_prefix(b"0x")
-        .or_else(|| b.strip_prefix(b"0X"))
-        .unwrap_or(b);
-    if digits.is_empty() {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for &c in digits {
-        let d = char::from(c).to_digit(16)?;
-        n = n.checked_mul(16)?.checked_add(u64::from(d))?;
-    }
-    Some(n)
-}
-
 /// The byte a `vgsupp-raw-XX` reference stands for.
 pub(super) fn raw_ref_byte(name: &[u8]) -> Option<u8> {
     let hex = name.strip_prefix(RAW_REF)?;
     if hex.len() != 2 {
         return None;
     }
-    u8::try_from(parse_hex(hex)?).ok()
+    u8::try_from(hex_number(hex)?).ok()
 }
 
 /// `#NN` / `#xHH` character references.
 pub(super) fn char_ref(name: &[u8]) -> Option<char> {
     let num = name.strip_prefix(b"#")?;
     let n = match num.strip_prefix(b"x") {
-        Some(hex) => parse_hex(hex)?,
+        Some(hex) => hex_number(hex)?,
         None => parse_num(num)?,
     };
     char::from_u32(u32::try_from(n).ok()?).filter(|&c| c != '\0')

@@ -1,8 +1,6 @@
 //! Error kinds: an XML `<kind>` mapped to the suppression kind, with its parameters.
 
-use memchr::memmem;
-
-use super::elements::{find_after, leading_number, trim};
+use crate::logs::bytes::{after, find, leading_number, rfind, trim};
 use crate::logs::record::LossRecord;
 use crate::supp::model::LeakKind;
 
@@ -76,7 +74,7 @@ pub(super) fn error_kind(
 
 /// `N` in `… of size N`.
 pub(super) fn size_after(what: &[u8], needle: &[u8]) -> Option<u32> {
-    find_after(what, needle)
+    after(what, needle)
         .and_then(leading_number)
         .and_then(|n| u32::try_from(n).ok())
 }
@@ -86,7 +84,7 @@ pub(super) fn syscall_param(what: &[u8]) -> Option<Vec<u8>> {
     let rest = what.strip_prefix(b"Syscall param ")?;
     let end = [&b" points to "[..], b" contains "]
         .iter()
-        .filter_map(|n| memmem::rfind(rest, n))
+        .filter_map(|n| rfind(rest, n))
         .max()?;
     Some(rest[..end].to_vec())
 }
@@ -97,8 +95,8 @@ pub(super) fn fishy_value(what: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
     let rest = what.strip_prefix(b"Argument '")?;
     let q = memchr::memchr(b'\'', rest)?;
     let arg = &rest[..q];
-    let after = find_after(&rest[q..], b" of function ")?;
-    let end = memmem::find(after, b" has a fishy")?;
+    let after = after(&rest[q..], b" of function ")?;
+    let end = find(after, b" has a fishy")?;
     Some((after[..end].to_vec(), arg.to_vec()))
 }
 
@@ -122,20 +120,20 @@ pub(super) fn loss_record(
         "Leak_IndirectlyLost" => LeakKind::Indirect,
         "Leak_PossiblyLost" => LeakKind::Possible,
         "Leak_StillReachable" => LeakKind::Reachable,
-        _ if memmem::find(what, b"indirectly lost").is_some() => LeakKind::Indirect,
-        _ if memmem::find(what, b"possibly lost").is_some() => LeakKind::Possible,
-        _ if memmem::find(what, b"still reachable").is_some() => LeakKind::Reachable,
+        _ if find(what, b"indirectly lost").is_some() => LeakKind::Indirect,
+        _ if find(what, b"possibly lost").is_some() => LeakKind::Possible,
+        _ if find(what, b"still reachable").is_some() => LeakKind::Reachable,
         _ => LeakKind::Definite,
     };
     let bytes = leaked.0.or_else(|| leading_number(what)).unwrap_or(0);
     let blocks = leaked
         .1
-        .or_else(|| find_after(what, b" bytes in ").and_then(leading_number))
+        .or_else(|| after(what, b" bytes in ").and_then(leading_number))
         .unwrap_or(0);
-    let (index, total) = find_after(what, b"loss record ")
+    let (index, total) = after(what, b"loss record ")
         .map(|rest| {
             let index = leading_number(rest);
-            let total = find_after(rest, b" of ").and_then(leading_number);
+            let total = after(rest, b" of ").and_then(leading_number);
             (index.unwrap_or(0), total.unwrap_or(0))
         })
         .unwrap_or((0, 0));

@@ -1,8 +1,9 @@
 //! What the reader keeps while reading: the current document, the `<error>` being built,
 //! a `<fatal_signal>`.
 
-use super::elements::{El, lossy_trim, parse_hex, parse_num, trim};
+use super::elements::El;
 use super::kinds::error_kind;
+use crate::logs::bytes::{hex_number, lossy_trim, parse_num, trim};
 use crate::logs::record::{AuxStack, ErrorRecord, Frame, GenSuppression, Stack};
 use crate::supp::kinds::Tool;
 
@@ -174,7 +175,7 @@ impl ErrBuild {
 
     pub(super) fn leaf(&mut self, parent: Option<El>, el: El, text: Vec<u8>) {
         match (parent, el) {
-            (Some(El::Error), El::Unique) => self.rec.unique = parse_hex(&text),
+            (Some(El::Error), El::Unique) => self.rec.unique = hex_number(&text),
             (Some(El::Error), El::Tid) => {
                 self.rec.tid = parse_num(&text).and_then(|n| n.try_into().ok());
             }

@@ -5,7 +5,7 @@ use std::io::{self, Read};
 
 use memchr::memmem;
 
-use super::elements::{char_ref, leading_number, parse_hex, parse_num, raw_ref_byte};
+use super::elements::{char_ref, raw_ref_byte};
 use super::kinds::error_kind;
 use super::*;
 use crate::logs::record::{
@@ -891,18 +891,12 @@ fn an_io_error_ends_the_iteration() {
 }
 
 #[test]
-fn numbers() {
-    assert_eq!(parse_num(b" 1,024 "), Some(1024));
-    assert_eq!(parse_num(b"x"), None);
-    assert_eq!(parse_num(b""), None);
-    assert_eq!(parse_num(b"99999999999999999999999"), None);
-    assert_eq!(parse_hex(b"0x1A"), Some(26));
-    assert_eq!(parse_hex(b"0x"), None);
-    assert_eq!(leading_number(b"12 bytes"), Some(12));
+fn references() {
     assert_eq!(char_ref(b"#x41"), Some('A'));
     assert_eq!(char_ref(b"#65"), Some('A'));
     assert_eq!(char_ref(b"#0"), None);
     assert_eq!(raw_ref_byte(b"vgsupp-raw-e9"), Some(0xe9));
+    assert_eq!(raw_ref_byte(b"vgsupp-raw-e"), None);
 }
 
 #[test]
