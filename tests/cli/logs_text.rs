@@ -669,6 +669,11 @@ fn unlined(items: Vec<LogItem>) -> Vec<LogItem> {
                 message,
             },
             LogItem::Warning { message, .. } => LogItem::Warning { line: 0, message },
+            LogItem::ContextCount { pid, count, .. } => LogItem::ContextCount {
+                pid,
+                count,
+                error_line: 0,
+            },
             other => other,
         })
         .collect()
@@ -687,8 +692,7 @@ fn nested_valgrind() {
     check_complete("nested.log", &r, true, true);
     let inner: Vec<LogItem> = items
         .iter()
-        .filter(|i| !matches!(i, LogItem::Preamble(p) if p.pid == Some(1000)))
-        .filter(|i| !matches!(i, LogItem::Summary(s) if s.pid == Some(1000)))
+        .filter(|i| i.pid() != Some(Some(1000)))
         .cloned()
         .collect();
     assert_eq!(unlined(inner), unlined(read("helgrind-race.log")));
@@ -720,24 +724,51 @@ fn interleaved_processes() {
 
 #[test]
 fn truncated_logs() {
+    // Cut inside the aux stack of `Invalid free() …` (line 158): the error is kept; its own
+    // stack was complete (an aux line followed it), so it is not marked truncated.
     let items = read("truncated.log");
     let r = by_pid(&items);
-    assert_eq!(r.procs[&26542].kinds(), ["Addr4", "Cond", "Param"]);
+    let p = &r.procs[&26542];
+    assert_eq!(p.kinds(), ["Addr4", "Cond", "Param", "Free"]);
+    let cut = &p.errors[3];
+    assert_eq!((cut.line, cut.truncated, cut.stack.len()), (158, false, 2));
+    assert!(p.errors[..3].iter().all(|e| !e.truncated));
+    // One warning, where the log ends (its last line, without `\n`).
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
-    // The cut-off error starts at line 158 (`Invalid free() …`).
-    assert_eq!(r.warnings[0].0, 158);
-    assert!(r.warnings[0].1.contains("incomplete"));
+    assert_eq!(r.warnings[0].0, 162);
+    assert!(
+        r.warnings[0]
+            .1
+            .starts_with("the log ends inside error `Invalid free()")
+    );
 
+    // Cut after a blank line inside Helgrind's lock-order error, then binary junk: the
+    // error is kept (its stack ended at the blank line), with a warning that later parts of
+    // it may be missing.
     let items = read("truncated-garbage.log");
     let r = by_pid(&items);
-    assert_eq!(r.procs[&14030].kinds(), ["Race", "Race"]);
+    let p = &r.procs[&14030];
+    assert_eq!(p.kinds(), ["Race", "Race", "LockOrder"]);
+    assert!(!p.errors[2].truncated);
     assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
     assert!(r.warnings.iter().any(|(_, m)| m.contains("binary data")));
     assert!(
         r.warnings
             .iter()
-            .any(|(l, m)| *l == 61 && m.contains("incomplete"))
+            .any(|(l, m)| *l == 61 && m.contains("later parts of it may be missing"))
     );
+    // Every process of a log ends, once.
+    for items in [read("truncated.log"), read("truncated-garbage.log")] {
+        let ends: Vec<_> = items
+            .iter()
+            .filter(|i| matches!(i, LogItem::ProcessEnd { .. }))
+            .collect();
+        assert_eq!(ends.len(), 1);
+        assert!(matches!(
+            items.last(),
+            Some(LogItem::ProcessEnd { .. }) | Some(LogItem::Warning { .. })
+        ));
+    }
 }
 
 #[test]

@@ -60,7 +60,7 @@ pub struct ParallelTextReader {
     /// What [`Iterator::next`] hands out now.
     current: std::vec::IntoIter<LogItem>,
     /// Where the consumer is: the state that read the log up to and including the sync
-    /// line at `end`, with the line offset of its numbering.
+    /// line at `end`, numbering lines as the log does.
     tail: Option<Tail>,
     done: bool,
     stats: ParallelStats,
@@ -94,8 +94,6 @@ struct Tail {
     end: (u64, u64),
     state: State,
     key: ResumeKey,
-    /// Added to its line numbers to get the log's.
-    offset: u64,
 }
 
 /// What the reader of one chunk produced.
@@ -107,7 +105,8 @@ struct Chunk {
     end: Option<(u64, u64)>,
     /// The state after its first line, when nothing was emitted by that line.
     start_key: Option<ResumeKey>,
-    /// The items after its first line, with line numbers counted from its first line (1).
+    /// The items after its first line, its lines numbered from `text::CHUNK_BASE + 1`
+    /// (chunk 0: as the log does).
     items: Vec<LogItem>,
     /// Its state at the end.
     state: State,
@@ -255,22 +254,27 @@ impl ParallelTextReader {
                 // The first chunk: read from the start of the log.
                 self.stats.accepted += 1;
                 self.ready.push_back((items, by));
-                self.set_tail(end, state, 0, k);
+                self.set_tail(end, state, k);
                 return Ok(true);
             };
-            if tail.end == start && start_key.as_ref() == Some(&tail.key) {
+            if tail.end == start
+                && start_key.as_ref() == Some(&tail.key)
+                && state.shown_guesses_hold(&tail.state)
+            {
                 self.stats.accepted += 1;
-                let offset = tail.offset + tail.state.line_no() - 1;
-                shift(&mut items, offset);
+                // The chunk's first line is the line the tail read last.
+                let first = tail.state.line_no();
+                shift(&mut items, first);
                 self.ready.push_back((items, by));
-                self.set_tail(end, state, offset, k);
+                let mut state = state;
+                state.adopt_chunk(&tail.state, first);
+                self.set_tail(end, state, k);
             } else {
                 // The guess was wrong: read on from the true state, to this chunk's end.
                 self.stats.reread += 1;
                 let Tail {
                     end: from,
                     mut state,
-                    offset,
                     ..
                 } = tail;
                 let to = end.map_or(sh.len, |e| e.1);
@@ -288,10 +292,9 @@ impl ParallelTextReader {
                     state.finish();
                     state.drain_into(&mut items);
                 }
-                shift(&mut items, offset);
                 self.ready.push_back((items, None));
                 *lock(&sh.seed) = Arc::new(state.seed());
-                self.set_tail(end, state, offset, usize::MAX);
+                self.set_tail(end, state, usize::MAX);
             }
             return Ok(true);
         }
@@ -353,7 +356,7 @@ impl ParallelTextReader {
 
     /// Records where the consumer is after a chunk; `k` is the chunk whose state it is
     /// (every 8th accepted chunk refreshes the guess for later chunks).
-    fn set_tail(&mut self, end: Option<(u64, u64)>, state: State, offset: u64, k: usize) {
+    fn set_tail(&mut self, end: Option<(u64, u64)>, state: State, k: usize) {
         match end {
             Some(end) => {
                 if k.is_multiple_of(8) {
@@ -363,7 +366,6 @@ impl ParallelTextReader {
                     end,
                     key: state.resume_key(),
                     state,
-                    offset,
                 });
             }
             None => {

@@ -10,7 +10,7 @@ use super::Chunk;
 use super::sync::{SYNC_WINDOW_CHUNKS, SyncFor, find_sync};
 use super::window::{READ_BUF, Scratch, Window};
 use crate::logs::record::LogItem;
-use crate::logs::text::{LineSplitter, State};
+use crate::logs::text::{LineSplitter, State, chunk_line};
 
 pub(super) struct Shared {
     pub(super) file: File,
@@ -200,16 +200,17 @@ pub(super) fn read_range(
     Ok(())
 }
 
-/// Adds `offset` to the log line numbers of `items`.
-pub(super) fn shift(items: &mut [LogItem], offset: u64) {
-    if offset == 0 {
-        return;
-    }
+/// Numbers the lines of `items` as the log does: they come from a chunk whose first line
+/// is the log's line `first` (see `text::chunk_line`).
+pub(super) fn shift(items: &mut [LogItem], first: u64) {
     for item in items {
         match item {
-            LogItem::Error(e) if e.line > 0 => e.line += offset,
-            LogItem::Warning { line, .. } | LogItem::Fatal { line, .. } if *line > 0 => {
-                *line += offset;
+            LogItem::Error(e) => e.line = chunk_line(e.line, first),
+            LogItem::Warning { line, .. } | LogItem::Fatal { line, .. } => {
+                *line = chunk_line(*line, first);
+            }
+            LogItem::ContextCount { error_line, .. } => {
+                *error_line = chunk_line(*error_line, first);
             }
             _ => {}
         }

@@ -3,27 +3,28 @@
 use memchr::memchr;
 
 use super::MAX_BLOCK_LINES;
-use super::state::{Block, Phase, State};
+use super::state::{Block, State};
 use crate::logs::bytes::{lossy, set_lossy, trim};
 use crate::logs::record::{ErrorRecord, GenFrame, GenSuppression};
 use crate::supp::kinds::Tool;
 
 impl State {
     pub(super) fn start_block(&mut self) {
-        let target = self
-            .procs
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.phase == Phase::AfterBlank)
-            .filter_map(|(i, p)| p.cur.as_ref().map(|c| (i, c)))
-            .filter(|(_, c)| c.rec.suppression.is_none())
-            .max_by_key(|(_, c)| c.stamp)
-            .map(|(i, c)| (i, c.serial));
+        // The latest error that reached its blank line and still waits for a block.
+        let mut target = None;
+        while let Some(&(pid, serial)) = self.after_blank.last() {
+            if self.waits_for_block(pid, serial) {
+                target = self.find_proc(pid).map(|i| (i, serial));
+                break;
+            }
+            self.after_blank.pop();
+        }
         let (depth, bytes) = target
             .and_then(|(i, _)| self.procs[i].cur.as_ref())
             .map_or((16, 1024), |c| {
                 (c.rec.stack.len() + 1, c.rec.stack.names_len().max(64))
             });
+        let target = target.map(|(i, serial)| (self.procs[i].pid, serial));
         self.block = Some(Block {
             start_line: self.line_no,
             target,
@@ -110,11 +111,11 @@ impl State {
         if b.stage < 2 {
             return; // `{` … `}` without a kind line: not a suppression block
         }
-        let target = b.target.filter(|&(i, serial)| {
-            let p = &self.procs[i];
-            p.phase == Phase::AfterBlank && p.cur.as_ref().is_some_and(|c| c.serial == serial)
-        });
-        let Some((i, _)) = target else {
+        let target = b
+            .target
+            .filter(|&(pid, serial)| self.waits_for_block(pid, serial))
+            .and_then(|(pid, _)| self.find_proc(pid));
+        let Some(i) = target else {
             let kind = lossy(&b.sup.kind_line);
             self.warn(
                 b.start_line,

@@ -1,7 +1,8 @@
 //! Line classification: what a line of a process between errors is.
 
 use super::fields::{is_frame, parse_leak, parse_summary};
-use crate::logs::bytes::{after, after_last, find, rfind, take_u32};
+use super::state::Repeat;
+use crate::logs::bytes::{after, after_last, find, rfind, take_num, take_u32, trim, trim_start};
 use crate::logs::record::{ErrorSummary, LossRecord};
 use crate::supp::kinds::Tool;
 
@@ -37,8 +38,8 @@ pub(super) enum Class {
     Header(Header),
     /// `Thread N:` / `Thread N NAME:` before an error (Memcheck, DRD).
     Thread(u32),
-    /// `N errors in context i of C:`: the next error is a repeat.
-    Repeat,
+    /// An entry of the listing after the first summary: the next error is a repeat.
+    Repeat(Repeat),
     Summary(ErrorSummary),
     /// Helgrind `---Thread-Announcement---`.
     Announce,
@@ -48,6 +49,17 @@ pub(super) enum Class {
     Fatal,
     /// A message whose stack belongs to no error.
     Skip,
+    /// Helgrind's ` Lock at 0x… was first observed` (or `: no stacktrace for first
+    /// observation`), or `Thread #N was created` / `Thread #N is the program's root thread`
+    /// outside a `---Thread-Announcement---` block: context of the next error.
+    Context,
+    /// `For lists of detected and suppressed errors, rerun with: -s` (3.15+) or `For counts
+    /// of detected and suppressed errors, rerun with: -v`: the summary that follows is the
+    /// process's last.
+    NoList,
+    /// `More than 1000 different errors detected.  I'm not reporting any more.` or `More
+    /// than 10000000 total errors detected.  …`: later errors are not in the log.
+    Limit,
     /// Anything else.
     Other,
 }
@@ -64,11 +76,18 @@ pub(super) fn classify(t: &[u8], tool: Option<Tool>, minor: Option<u8>) -> Class
                     ..Header::new("Leak")
                 });
             }
-            if t.ends_with(b":")
-                && find(t, b" in context ").is_some()
-                && find(t, b" errors").is_some()
-            {
-                return Class::Repeat;
+            if t.ends_with(b":") && find(t, b" in context ").is_some() {
+                if find(t, b" errors (suppressed by ").is_some() {
+                    return Class::Repeat(Repeat::Suppressed);
+                }
+                if let Some((n, rest)) = take_num(t)
+                    && let Some(rest) = rest.strip_prefix(b" errors in context ")
+                    && let Some((_, rest)) = take_num(rest)
+                    && let Some(rest) = rest.strip_prefix(b" of ")
+                    && take_num(rest).is_some_and(|(_, r)| r == b":")
+                {
+                    return Class::Repeat(Repeat::Shown(n));
+                }
             }
         }
         b'I' => {
@@ -128,6 +147,9 @@ pub(super) fn classify(t: &[u8], tool: Option<Tool>, minor: Option<u8>) -> Class
             }
         }
         b'M' => {
+            if t.starts_with(b"More than ") && find(t, b" errors detected.").is_some() {
+                return Class::Limit;
+            }
             if t.starts_with(b"Mismatched free() / delete / delete []") {
                 return header("Free");
             }
@@ -208,6 +230,11 @@ pub(super) fn classify(t: &[u8], tool: Option<Tool>, minor: Option<u8>) -> Class
             if t.starts_with(b"FATAL:") {
                 return Class::Fatal;
             }
+            if t.starts_with(b"For lists of detected and suppressed errors, rerun with: -s")
+                || t.starts_with(b"For counts of detected and suppressed errors, rerun with: -v")
+            {
+                return Class::NoList;
+            }
             if let Some(rest) = t.strip_prefix(b"File descriptor ")
                 && rest.first().is_some_and(u8::is_ascii_digit)
             {
@@ -229,6 +256,16 @@ pub(super) fn classify(t: &[u8], tool: Option<Tool>, minor: Option<u8>) -> Class
         }
         b'W' if t.starts_with(b"Warning:") || t.starts_with(b"WARNING:") => {
             return Class::Skip;
+        }
+        b' ' | b'L' => {
+            // ` Lock at 0x…` (3.x) or `Lock at 0x…` (older): Helgrind announces a lock.
+            let s = trim_start(t);
+            if s.starts_with(b"Lock at 0x")
+                && (s.ends_with(b" was first observed")
+                    || s.ends_with(b": no stacktrace for first observation"))
+            {
+                return Class::Context;
+            }
         }
         b'-' => {
             if t.starts_with(b"---Thread-Announcement") {
@@ -255,6 +292,64 @@ pub(super) fn classify(t: &[u8], tool: Option<Tool>, minor: Option<u8>) -> Class
         return header(k);
     }
     Class::Other
+}
+
+/// [`classify`], also reading an error header that an excerpt decorated with Markdown bold
+/// (`**35,580,804 bytes in 1 blocks** are definitely lost …`); the header's text without
+/// the `**` comes with it.
+pub(super) fn classify_relaxed(
+    t: &[u8],
+    tool: Option<Tool>,
+    minor: Option<u8>,
+) -> (Class, Option<Vec<u8>>) {
+    let class = classify(t, tool, minor);
+    if !matches!(class, Class::Other) || find(t, b"**").is_none() {
+        return (class, None);
+    }
+    let mut cleaned = Vec::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(i) = find(rest, b"**") {
+        cleaned.extend_from_slice(&rest[..i]);
+        rest = &rest[i + 2..];
+    }
+    cleaned.extend_from_slice(rest);
+    match classify(&cleaned, tool, minor) {
+        c @ Class::Header(_) => (c, Some(cleaned)),
+        _ => (class, None),
+    }
+}
+
+/// An error header on a line without its `==PID== ` prefix, as excerpts pasted into issues
+/// show them: the prefix lost (`Invalid read of size 4`) or damaged (`=11345== Invalid …`).
+/// Its text, and the PID that a damaged prefix still shows.
+pub(super) fn loose_header(s: &[u8]) -> Option<(Option<u32>, Vec<u8>)> {
+    let s = trim(s);
+    let (pid, body) = damaged_prefix(s);
+    match classify_relaxed(body, None, None) {
+        (Class::Header(_), cleaned) => Some((pid, cleaned.unwrap_or_else(|| body.to_vec()))),
+        _ => None,
+    }
+}
+
+/// A prefix with a marker character lost or doubled (`=123== `, `==123=`): the PID and the
+/// text after it; `(None, s)` when `s` does not start with one.
+fn damaged_prefix(s: &[u8]) -> (Option<u32>, &[u8]) {
+    let marks = |from: usize| {
+        s[from.min(s.len())..]
+            .iter()
+            .take(2)
+            .take_while(|c| matches!(c, b'=' | b'-' | b'*'))
+            .count()
+    };
+    let lead = marks(0);
+    let digits = s[lead..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let tail = marks(lead + digits);
+    if lead == 0 || tail == 0 || digits == 0 || digits > 10 {
+        return (None, s);
+    }
+    let pid = take_u32(&s[lead..]);
+    let rest = &s[lead + digits + tail..];
+    (pid, rest.strip_prefix(b" ").unwrap_or(rest))
 }
 
 pub(super) fn header(kind: &str) -> Class {
@@ -289,7 +384,7 @@ pub(super) fn helgrind_thread(rest: &[u8], minor: Option<u8>) -> Class {
     } else if r.starts_with(b": lock order \"") {
         "LockOrder"
     } else if r.starts_with(b" was created") || r.starts_with(b" is the program's root thread") {
-        return Class::Skip; // thread announcement contents
+        return Class::Context;
     } else if r.starts_with(b": ") {
         if minor.is_some_and(|m| m >= 21) && find(r, b"dubious").is_some() {
             "Dubious"
@@ -391,6 +486,8 @@ pub(super) fn starts_tool_line(t: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::supp::model::LeakKind;
+
+    use crate::logs::text::state::Repeat;
 
     #[test]
     fn memcheck_headers() {
@@ -617,8 +714,8 @@ mod tests {
             Class::Thread(3)
         ));
         assert!(matches!(
-            classify(b"1 errors in context 2 of 17:", None, None),
-            Class::Repeat
+            classify(b"1,234 errors in context 2 of 17:", None, None),
+            Class::Repeat(Repeat::Shown(1234))
         ));
         assert!(matches!(
             classify(
@@ -626,7 +723,75 @@ mod tests {
                 None,
                 None
             ),
-            Class::Repeat
+            Class::Repeat(Repeat::Suppressed)
         ));
+        assert!(matches!(
+            classify(b"1 errors in context of mine:", None, None),
+            Class::Other
+        ));
+    }
+
+    #[test]
+    fn announcements_hints_and_limits() {
+        for t in [
+            &b" Lock at 0x10C0C0 was first observed"[..],
+            b"Lock at 0x10C0C0 was first observed",
+            b" Lock at 0x5A3C0 : no stacktrace for first observation",
+            b"Thread #2 was created",
+            b"Thread #1 is the program's root thread",
+        ] {
+            let class = classify(t, Some(Tool::Helgrind), Some(19));
+            assert!(matches!(class, Class::Context), "{t:?}: {class:?}");
+        }
+        assert!(matches!(
+            classify(b" Lock at 0x10C0C0 is held", None, None),
+            Class::Other
+        ));
+        for t in [
+            &b"For lists of detected and suppressed errors, rerun with: -s"[..],
+            b"For counts of detected and suppressed errors, rerun with: -v",
+        ] {
+            assert!(matches!(classify(t, None, None), Class::NoList));
+        }
+        for t in [
+            &b"More than 1000 different errors detected.  I'm not reporting any more."[..],
+            b"More than 10000000 total errors detected.  I'm not reporting any more.",
+        ] {
+            assert!(matches!(classify(t, None, None), Class::Limit));
+        }
+    }
+
+    #[test]
+    fn headers_that_lost_their_prefix() {
+        let h = |t: &[u8]| {
+            loose_header(t).map(|(pid, text)| (pid, String::from_utf8(text).expect("utf-8")))
+        };
+        assert_eq!(
+            h(b"Invalid read of size 8"),
+            Some((None, "Invalid read of size 8".to_owned()))
+        );
+        assert_eq!(
+            h(b"=11345== Invalid read of size 1"),
+            Some((Some(11345), "Invalid read of size 1".to_owned()))
+        );
+        assert_eq!(
+            h(b"  2,304 bytes in 1 blocks are possibly lost in loss record 108 of 134"),
+            Some((
+                None,
+                "2,304 bytes in 1 blocks are possibly lost in loss record 108 of 134".to_owned()
+            ))
+        );
+        // Markdown bold inside a header.
+        assert_eq!(
+            h(b"**472 (8 direct, 464 indirect) bytes in 1 blocks** are definitely lost in loss record 7 of 9"),
+            Some((
+                None,
+                "472 (8 direct, 464 indirect) bytes in 1 blocks are definitely lost in loss record 7 of 9"
+                    .to_owned()
+            ))
+        );
+        assert_eq!(h(b"a program's own output"), None);
+        assert_eq!(h(b"=11345== a warning"), None);
+        assert_eq!(h(b"   at 0x4A66154: f (a.c:1)"), None);
     }
 }

@@ -321,6 +321,41 @@ pub(super) fn parse_leak(t: &[u8]) -> Option<LossRecord> {
     })
 }
 
+/// The object of `Reading syms from PATH` (`-v`; before 3.9 with ` (0xADDR)` after it).
+pub(super) fn parse_reading_syms(t: &[u8]) -> Option<&[u8]> {
+    let path = t.strip_prefix(b"Reading syms from ")?;
+    let path = match rfind(path, b" (0x") {
+        Some(p) if path.ends_with(b")") && parse_hex(&path[p + 4..path.len() - 1]).is_some() => {
+            &path[..p]
+        }
+        _ => path,
+    };
+    (!path.is_empty()).then_some(path)
+}
+
+/// `Discarding syms at 0xA-0xB in PATH (have_dinfo N)` (`-v`; `Archiving` with
+/// `--keep-debuginfo=yes`; `… in PATH due to munmap()` before 3.16): the start and end
+/// (exclusive: the text section's start plus its size) of the object's code, and its path.
+pub(super) fn parse_discarding(t: &[u8]) -> Option<(u64, u64, &[u8])> {
+    let rest = t
+        .strip_prefix(b"Discarding syms at 0x")
+        .or_else(|| t.strip_prefix(b"Archiving syms at 0x"))?;
+    let dash = memchr(b'-', rest)?;
+    let start = parse_hex(&rest[..dash])?;
+    let rest = rest[dash + 1..].strip_prefix(b"0x")?;
+    let sp = find(rest, b" in ")?;
+    let end = parse_hex(&rest[..sp])?;
+    let mut path = &rest[sp + 4..];
+    if let Some(p) = rfind(path, b" (have_dinfo ") {
+        path = &path[..p];
+    } else if let Some(p) = rfind(path, b" due to ")
+        && path.ends_with(b"()")
+    {
+        path = &path[..p];
+    }
+    (!path.is_empty()).then_some((start, end, path))
+}
+
 /// `E errors from C contexts (suppressed: S from SC)`.
 pub(super) fn parse_summary(t: &[u8]) -> Option<ErrorSummary> {
     let (errors, rest) = take_num(t)?;

@@ -44,6 +44,7 @@ use super::scan::Newlines;
 
 mod blocks;
 mod classify;
+mod contexts;
 mod errors;
 mod fields;
 mod lines;
@@ -52,7 +53,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use resume::{ResumeKey, is_sync_pair};
+pub(crate) use resume::{ResumeKey, chunk_line, is_sync_pair};
 pub(crate) use state::{Spares, State};
 
 /// The longest line kept; longer lines are truncated to this many bytes.

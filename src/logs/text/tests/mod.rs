@@ -2,6 +2,10 @@
 
 use super::state::{Spares, State};
 use super::{LineSplitter, MAX_ERROR_LINES, MAX_LINE, TextReader};
+
+mod announcements;
+mod excerpts;
+mod processes;
 use crate::logs::Frame;
 use crate::logs::record::{ErrorRecord, GenFrame, LogItem, Stack};
 use crate::supp::kinds::Tool;
@@ -11,21 +15,21 @@ fn fun<'a>(f: &Frame<'a>) -> &'a [u8] {
     f.fun.unwrap_or(b"???")
 }
 
-fn read(log: &str) -> Vec<LogItem> {
+pub(super) fn read(log: &str) -> Vec<LogItem> {
     read_bytes(log.as_bytes())
 }
 
-fn read_bytes(log: &[u8]) -> Vec<LogItem> {
+pub(super) fn read_bytes(log: &[u8]) -> Vec<LogItem> {
     TextReader::new(log)
         .map(|r| r.expect("in-memory read"))
         .collect()
 }
 
-fn errors(items: &[LogItem]) -> Vec<&ErrorRecord> {
+pub(super) fn errors(items: &[LogItem]) -> Vec<&ErrorRecord> {
     items.iter().filter_map(LogItem::as_error).collect()
 }
 
-fn warnings(items: &[LogItem]) -> Vec<(u64, &str)> {
+pub(super) fn warnings(items: &[LogItem]) -> Vec<(u64, &str)> {
     items.iter().filter_map(LogItem::as_warning).collect()
 }
 
@@ -256,14 +260,65 @@ fn truncated_log() {
 ==3== Invalid write of size 4
 ==3==    at 0x1: f (a.c:2)
 ==3==    by 0x";
+    // The error the log ends inside is kept with the frames read (the last frame line is
+    // cut short), marked truncated; one warning, at the last line.
     let items = read(log);
     let errs = errors(&items);
-    assert_eq!(errs.len(), 1);
-    assert_eq!(errs[0].kind, "Addr4");
+    assert_eq!(errs.len(), 2);
+    assert_eq!((errs[0].kind.as_str(), errs[0].truncated), ("Addr4", false));
+    let cut = errs[1];
+    assert_eq!(
+        (cut.kind.as_str(), cut.line, cut.truncated),
+        ("Addr4", 4, true)
+    );
+    assert_eq!(cut.stack.len(), 1);
+    assert!(cut.aux.is_empty(), "{:?}", cut.aux);
     let w = warnings(&items);
     assert_eq!(w.len(), 1);
+    assert_eq!(w[0].0, 6);
+    assert!(
+        w[0].1
+            .contains("inside error `Invalid write of size 4` of process 3: kept with the frames read, marked truncated"),
+        "{w:?}"
+    );
+
+    // A header without any frame is no error to keep.
+    let items = read("==3== Invalid read of size 4\n");
+    assert!(errors(&items).is_empty());
+    assert!(warnings(&items)[0].1.contains("no frame was read: dropped"));
+
+    // Cut in its aux stack: kept, its own stack complete.
+    let items = read(
+        "==3== Invalid read of size 4\n==3==    at 0x1: f (a.c:1)\n==3==  Address 0x0 is 0 bytes inside a block of size 4 alloc'd\n==3==    at 0x2: g (a.c:2)\n",
+    );
+    let e = errors(&items)[0];
+    assert_eq!(
+        (e.truncated, e.stack.len(), e.aux[0].stack.len()),
+        (false, 1, 1)
+    );
+
+    // Several processes cut: one warning.
+    let items = read(
+        "==3== Invalid read of size 4\n==4== Invalid read of size 8\n==3==    at 0x1: f (a.c:1)\n==4==    at 0x1: f (a.c:1)\n",
+    );
+    assert_eq!(errors(&items).len(), 2);
+    let w = warnings(&items);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].1.starts_with("the log ends inside 2 errors"), "{w:?}");
+
+    // An unrelated line cuts an error: kept, marked truncated, warned at the error.
+    let items = read(
+        "==3== Memcheck, a memory error detector\n==3== Command: x\n==3== \n==3== Invalid read of size 4\n==3==    at 0x1: f (a.c:1)\n==3== HEAP SUMMARY:\n",
+    );
+    let e = errors(&items)[0];
+    assert!(e.truncated);
+    let w = warnings(&items);
+    assert_eq!(w.len(), 1, "{w:?}");
     assert_eq!(w[0].0, 4);
-    assert!(w[0].1.contains("incomplete"), "{w:?}");
+    assert!(
+        w[0].1
+            .contains("cut short (an unrelated line interrupts it)")
+    );
 
     let items = read("==3== Invalid read of size 4\n==3==    at 0x1: f (a.c:1)\n==3== \n{\n   x\n");
     assert_eq!(errors(&items).len(), 1);
