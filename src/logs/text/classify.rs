@@ -436,6 +436,15 @@ pub(super) fn breaks_error(tool: Option<Tool>, t: &[u8]) -> bool {
         || t.starts_with(b"Conflicting load by thread ")
         || t.starts_with(b"Conflicting store by thread ")
         || t.starts_with(b"---")
+        // Without a preamble, the tool is unknown: a Memcheck header (an excerpt whose
+        // blank line was lost) starts the next error. No line inside a Helgrind or DRD
+        // error reads as one.
+        || (tool.is_none() && memcheck_header(t))
+}
+
+/// Whether `t` is the header of a Memcheck error or loss record.
+fn memcheck_header(t: &[u8]) -> bool {
+    matches!(classify(t, Some(Tool::Memcheck), None), Class::Header(h) if !h.kind.is_empty())
 }
 
 /// Whether `t`, after a blank line inside an error, continues it (Helgrind's multi-part

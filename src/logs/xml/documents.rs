@@ -4,11 +4,47 @@ use std::io::BufRead;
 
 use super::XmlReader;
 use super::elements::{El, parse_tool};
-use super::state::{Doc, ErrBuild};
+use super::state::{Doc, ErrBuild, MAX_UNIQUES};
 use crate::logs::bytes::{after, hex_number, lossy_trim, parse_num, trim};
-use crate::logs::record::{ErrorSummary, GenFrame, LogItem, Preamble, UsedSuppression};
+use crate::logs::record::{
+    ErrorRecord, ErrorSummary, GenFrame, LogItem, Preamble, UsedSuppression,
+};
+
+/// Announcements kept for the next `<error>`; older ones give way.
+const MAX_CONTEXT: usize = 64;
 
 impl<R: BufRead> XmlReader<R> {
+    /// An `<errorcounts>` pair: the `<error>` of that `<unique>` occurred `count` times.
+    fn error_count(&mut self, count: u64, unique: u64) {
+        let Some(doc) = self.doc.as_ref() else {
+            return;
+        };
+        let pid = doc.pid;
+        let full = doc.uniques_full;
+        match doc.by_unique.get(&unique).copied() {
+            Some(error_line) => self.out.push_back(LogItem::ContextCount {
+                pid,
+                count,
+                error_line,
+            }),
+            None => {
+                let line = self.line();
+                let why = if full {
+                    "not among those remembered"
+                } else {
+                    "not in this document (cut short, or an excerpt?)"
+                };
+                self.warn(
+                    line,
+                    format!(
+                        "<errorcounts> counts {count} for <unique>{unique:#x}, whose <error> is \
+                         {why}: not used"
+                    ),
+                );
+            }
+        }
+    }
+
     pub(super) fn begin_doc(&mut self) {
         let line = self.line();
         self.doc = Some(Doc::new(line));
@@ -71,7 +107,61 @@ impl<R: BufRead> XmlReader<R> {
         let line = self.line();
         let start = self.offset();
         let (pid, tool) = self.doc.as_ref().map_or((None, None), |d| (d.pid, d.tool));
-        self.err = Some(Box::new(ErrBuild::new(line, start, pid, tool)));
+        let mut err = Box::new(ErrBuild::new(line, start, pid, tool));
+        if let Some(doc) = self.doc.as_mut() {
+            err.rec.context = std::mem::take(&mut doc.context);
+        }
+        self.err = Some(err);
+    }
+
+    /// Emits an `<error>` that ended, remembering where a non-leak one is for
+    /// `<errorcounts>`.
+    fn emit_error(&mut self, rec: ErrorRecord) {
+        self.stats.errors += 1;
+        if rec.suppression.is_some() {
+            self.stats.suppressions += 1;
+        }
+        if rec.leak.is_none()
+            && let Some(unique) = rec.unique
+            && let Some(doc) = self.doc.as_mut()
+        {
+            if doc.by_unique.len() < MAX_UNIQUES {
+                doc.by_unique.insert(unique, rec.line);
+            } else if !doc.uniques_full {
+                doc.uniques_full = true;
+                let line = rec.line;
+                self.warn(
+                    line,
+                    format!(
+                        "more than {MAX_UNIQUES} errors in this document: later ones are not \
+                         remembered for <errorcounts>"
+                    ),
+                );
+            }
+        }
+        self.out.push_back(LogItem::Error(rec));
+    }
+
+    /// An `<error>` cut short (the log ends, malformed XML, a new document or error starts
+    /// inside it): kept when its `<kind>` and a frame of its own stack were read, marked
+    /// truncated when that `<stack>` did not end (a `<frame>` not closed, and a
+    /// `<suppression>` not closed, are left out); else dropped. What became of it, for a
+    /// warning.
+    pub(super) fn keep_cut_error(&mut self, err: Box<ErrBuild>) -> String {
+        if err.rec.xml_kind.is_none() || err.rec.stack.is_empty() {
+            return "it is skipped (no frame of its stack was read)".to_owned();
+        }
+        let truncated = !err.stack_closed();
+        let frames = err.rec.stack.len();
+        let new_names = self.doc.as_ref().is_some_and(Doc::names_3_26);
+        let mut rec = err.finish(new_names);
+        rec.truncated = truncated;
+        self.emit_error(rec);
+        if truncated {
+            format!("it is kept with the {frames} frames read, marked truncated")
+        } else {
+            "it is kept (its stack was complete)".to_owned()
+        }
     }
 
     pub(super) fn take_text(&mut self) -> Vec<u8> {
@@ -83,8 +173,12 @@ impl<R: BufRead> XmlReader<R> {
         match parent {
             Some(El::Frame) => {
                 let text = self.take_text();
-                if let Some(err) = self.err.as_deref_mut() {
-                    let f = &mut err.frame;
+                let frame = match (self.err.as_deref_mut(), self.announce.as_deref_mut()) {
+                    (Some(err), _) => Some(&mut err.frame),
+                    (None, Some(a)) => Some(&mut a.frame),
+                    (None, None) => None,
+                };
+                if let Some(f) = frame {
                     match el {
                         El::Ip => f.ip = hex_number(&text),
                         El::Obj => f.obj = Some(text),
@@ -111,8 +205,17 @@ impl<R: BufRead> XmlReader<R> {
             Some(El::Doc | El::Preamble | El::Vargv | El::Status) => self.doc_leaf(el),
             Some(El::Pair) => match el {
                 El::Count => self.pair.0 = parse_num(&self.text),
+                El::Unique => self.pair.2 = hex_number(&self.text),
                 _ => self.pair.1 = Some(self.text.clone()),
             },
+            Some(El::AnnounceThread) => {
+                if let Some(a) = self.announce.as_deref_mut() {
+                    match el {
+                        El::HThreadId => a.tid = parse_num(&self.text),
+                        _ => a.root = true,
+                    }
+                }
+            }
             Some(El::ErrorSummary) => {
                 let i = match el {
                     El::Errors => 0,
@@ -195,16 +298,26 @@ impl<R: BufRead> XmlReader<R> {
                 if let Some(err) = self.err.take() {
                     let new_names = self.doc.as_ref().is_some_and(Doc::names_3_26);
                     let rec = err.finish(new_names);
-                    self.stats.errors += 1;
-                    if rec.suppression.is_some() {
-                        self.stats.suppressions += 1;
-                    }
-                    self.out.push_back(LogItem::Error(rec));
+                    self.emit_error(rec);
                 }
             }
             El::Frame => {
                 if let Some(err) = self.err.as_deref_mut() {
                     err.end_frame();
+                } else if let Some(a) = self.announce.as_deref_mut() {
+                    // Cannot fail: `EVENT_CAP` and `TEXT_CAP` keep a frame far below 4 GiB.
+                    let _full = a.stack.push(a.frame.as_frame());
+                }
+            }
+            El::AnnounceThread => {
+                if let Some(a) = self.announce.take()
+                    && let Some(doc) = self.doc.as_mut()
+                {
+                    // Bounded like the text reader's: older announcements give way.
+                    if doc.context.len() >= MAX_CONTEXT {
+                        doc.context.remove(0);
+                    }
+                    doc.context.push(a.into_context());
                 }
             }
             El::Stack => {
@@ -232,8 +345,8 @@ impl<R: BufRead> XmlReader<R> {
                     err.rec.suppression = Some(supp);
                 }
             }
-            El::Pair => {
-                if let (count, Some(name)) = std::mem::take(&mut self.pair) {
+            El::Pair => match std::mem::take(&mut self.pair) {
+                (count, Some(name), _) => {
                     let pid = self.doc.as_ref().and_then(|d| d.pid);
                     self.out.push_back(LogItem::Used(UsedSuppression {
                         pid,
@@ -244,7 +357,9 @@ impl<R: BufRead> XmlReader<R> {
                         leak: None,
                     }));
                 }
-            }
+                (Some(count), None, Some(unique)) => self.error_count(count, unique),
+                _ => {}
+            },
             El::ErrorSummary => {
                 let [e, c, s, sc] = self.summary;
                 let pid = self.doc.as_ref().and_then(|d| d.pid);

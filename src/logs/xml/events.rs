@@ -23,12 +23,13 @@ impl<R: BufRead> XmlReader<R> {
         let line = self.line();
         self.ensure_preamble();
         if let Some(err) = self.err.take() {
+            let start = err.rec.line;
+            let outcome = self.keep_cut_error(err);
             self.warn(
-                err.rec.line,
+                start,
                 format!(
-                    "the <error> at line {} is cut by a new document at line {line}; it is \
-                     skipped",
-                    err.rec.line
+                    "the <error> at line {start} is cut by a new document at line {line}: \
+                     {outcome}"
                 ),
             );
         }
@@ -67,7 +68,7 @@ impl<R: BufRead> XmlReader<R> {
         if let Some(err) = &self.err {
             let start = err.start;
             if self.offset().saturating_sub(start) > ERROR_CAP {
-                self.malformed(&format!("an <error> longer than {} MiB", ERROR_CAP >> 20));
+                self.oversized_error();
                 return;
             }
         }
@@ -86,6 +87,11 @@ impl<R: BufRead> XmlReader<R> {
                 }
                 self.begin_error();
                 Role::Container
+            }
+            (None, El::Unique | El::Kind) => {
+                // An excerpt that starts inside an <error>.
+                self.begin_fragment();
+                Role::Leaf
             }
             (None, _) => {
                 let shown = String::from_utf8_lossy(&name[..name.len().min(64)]).into_owned();
@@ -115,11 +121,22 @@ impl<R: BufRead> XmlReader<R> {
             }
             (Some(El::Doc), El::Preamble | El::Args | El::Status)
             | (Some(El::Args), El::Vargv | El::Argv) => Role::Container,
-            (Some(El::Doc), El::SuppCounts | El::ErrorSummary) => {
+            (Some(El::Doc), El::SuppCounts | El::ErrorSummary | El::ErrorCounts) => {
                 self.ensure_preamble();
                 self.summary = [None; 4];
                 Role::Container
             }
+            (Some(El::Doc), El::AnnounceThread) => {
+                self.announce = Some(Box::default());
+                Role::Container
+            }
+            (Some(El::AnnounceThread), El::HThreadId | El::IsRootThread) => Role::Leaf,
+            (Some(El::AnnounceThread), El::Stack) => Role::Container,
+            (Some(El::ErrorCounts), El::Pair) => {
+                self.pair = (None, None, None);
+                Role::Container
+            }
+            (Some(El::Pair), El::Unique) => Role::Leaf,
             (Some(El::Doc), El::FatalSignal) => {
                 self.ensure_preamble();
                 let line = self.line();
@@ -165,9 +182,11 @@ impl<R: BufRead> XmlReader<R> {
                     .extend_from_slice(&name[..name.len().min(256)]);
                 Role::ErrOther
             }
-            (Some(El::Stack), El::Frame) if self.err.is_some() => {
+            (Some(El::Stack), El::Frame) if self.err.is_some() || self.announce.is_some() => {
                 if let Some(err) = self.err.as_deref_mut() {
                     err.frame = FrameBuf::default();
+                } else if let Some(a) = self.announce.as_deref_mut() {
+                    a.frame = FrameBuf::default();
                 }
                 Role::Container
             }
@@ -178,7 +197,7 @@ impl<R: BufRead> XmlReader<R> {
                 Role::Container
             }
             (Some(El::SuppCounts), El::Pair) => {
-                self.pair = (None, None);
+                self.pair = (None, None, None);
                 Role::Container
             }
             _ => Role::Skip,
@@ -209,22 +228,24 @@ impl<R: BufRead> XmlReader<R> {
         let Some(src) = self.src() else {
             return;
         };
-        if let Some(Resync::InDocument) = src.skip_to_end_tag(name) {
+        if let Some(Resync::InDocument | Resync::Fragment) = src.skip_to_end_tag(name) {
             let shown = String::from_utf8_lossy(name).into_owned();
             self.malformed(&format!("<{shown}> is not closed"));
         }
     }
 
     /// An `<error>` starts inside another (output of two processes interleaved, or an error
-    /// cut short): the outer one is dropped.
+    /// cut short): the outer one is cut short there.
     pub(super) fn error_in_error(&mut self) {
         let line = self.line();
         if let Some(err) = self.err.take() {
+            let start = err.rec.line;
+            let outcome = self.keep_cut_error(err);
             self.warn(
                 line,
                 format!(
-                    "an <error> starts at line {line} inside the <error> at line {}, which is                      skipped (output of several processes interleaved, or cut short?)",
-                    err.rec.line
+                    "an <error> starts at line {line} inside the <error> at line {start} (output \
+                     of several processes interleaved, or cut short?): {outcome}"
                 ),
             );
         }
@@ -233,6 +254,16 @@ impl<R: BufRead> XmlReader<R> {
         self.skip_from = NOT_SKIPPING;
         self.stack.clear();
         self.stack.push(El::Doc);
+    }
+
+    /// An `<error>` whose start tag is not in the log: its elements are read as one.
+    pub(super) fn begin_fragment(&mut self) {
+        let line = self.line();
+        self.doc.get_or_insert_with(|| Doc::implicit(line));
+        self.stack.clear();
+        self.stack.push(El::Doc);
+        self.stack.push(El::Error);
+        self.begin_error();
     }
 
     pub(super) fn on_end(&mut self, name: &[u8], verified: bool) {

@@ -26,7 +26,7 @@ use quick_xml::events::Event;
 use super::record::{LogItem, ReadError};
 use elements::El;
 use source::{Resync, Source};
-use state::{Doc, ErrBuild, FatalBuild};
+use state::{Announce, Doc, ErrBuild, FatalBuild};
 
 mod documents;
 mod elements;
@@ -93,7 +93,10 @@ pub struct XmlReader<R: BufRead> {
     doc: Option<Doc>,
     err: Option<Box<ErrBuild>>,
     fatal: Option<FatalBuild>,
-    pair: (Option<u64>, Option<Vec<u8>>),
+    announce: Option<Box<Announce>>,
+    /// The `<pair>` being read: `<count>`, and `<name>` (`<suppcounts>`) or `<unique>`
+    /// (`<errorcounts>`).
+    pair: (Option<u64>, Option<Vec<u8>>, Option<u64>),
     summary: [Option<u64>; 4],
     stats: XmlStats,
 }
@@ -119,7 +122,8 @@ impl<R: BufRead> XmlReader<R> {
             doc: None,
             err: None,
             fatal: None,
-            pair: (None, None),
+            announce: None,
+            pair: (None, None, None),
             summary: [None; 4],
             stats: XmlStats::default(),
         }
@@ -175,14 +179,27 @@ impl<R: BufRead> XmlReader<R> {
         let line = self.line();
         let mut message = format!("malformed XML at line {line}: {what}");
         if let Some(err) = self.err.take() {
-            message.push_str(&format!(
-                "; the <error> at line {} is skipped",
-                err.rec.line
-            ));
+            let outcome = self.keep_cut_error(err);
+            message.push_str(&format!("; the <error> it cuts short: {outcome}"));
         }
         message.push_str("; reading resumes at the next <error> or document");
         self.warn(line, message);
         self.resync_pending = true;
+    }
+
+    /// An `<error>` too large to be one: dropped, then as [`Self::malformed`].
+    fn oversized_error(&mut self) {
+        if let Some(err) = self.err.take() {
+            let line = err.rec.line;
+            self.warn(
+                line,
+                format!(
+                    "the <error> at line {line} is longer than {} MiB: skipped",
+                    ERROR_CAP >> 20
+                ),
+            );
+        }
+        self.malformed(&format!("an <error> longer than {} MiB", ERROR_CAP >> 20));
     }
 
     // ----- the event loop ----------------------------------------------------------------
@@ -294,6 +311,7 @@ impl<R: BufRead> XmlReader<R> {
                 self.stack.clear();
                 self.stack.push(El::Doc);
             }
+            Some(Resync::Fragment) => self.begin_fragment(),
         }
     }
 
@@ -311,12 +329,13 @@ impl<R: BufRead> XmlReader<R> {
         let line = self.last_line();
         self.ensure_preamble();
         if let Some(err) = self.err.take() {
+            let start = err.rec.line;
+            let outcome = self.keep_cut_error(err);
             self.warn(
                 line,
                 format!(
-                    "log ends at line {line} inside the <error> that starts at line {} \
-                     (truncated log: Valgrind killed?); that error is skipped",
-                    err.rec.line
+                    "log ends at line {line} inside the <error> that starts at line {start} \
+                     (truncated log: Valgrind killed?): {outcome}"
                 ),
             );
             self.doc = None;

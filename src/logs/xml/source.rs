@@ -12,10 +12,13 @@ pub(super) enum Resync {
     Document,
     /// An element that appears directly in a document after errors.
     InDocument,
+    /// The first element inside an `<error>` (`<unique>`, or `<kind>` in an excerpt that
+    /// starts there): an error whose start tag is not in the log.
+    Fragment,
 }
 
 /// Resync points: the bytes after `<`.
-pub(super) const RESYNC_POINTS: [(&[u8], Resync); 9] = [
+pub(super) const RESYNC_POINTS: [(&[u8], Resync); 13] = [
     (b"error>", Resync::InDocument),
     (b"error ", Resync::InDocument),
     (b"valgrindoutput>", Resync::Document),
@@ -24,18 +27,16 @@ pub(super) const RESYNC_POINTS: [(&[u8], Resync); 9] = [
     (b"status>", Resync::InDocument),
     (b"fatal_signal>", Resync::InDocument),
     (b"suppcounts>", Resync::InDocument),
+    (b"errorcounts>", Resync::InDocument),
+    (b"announcethread>", Resync::InDocument),
     (b"error_summary>", Resync::InDocument),
+    (b"unique>", Resync::Fragment),
+    (b"kind>", Resync::Fragment),
 ];
 pub(super) const RESYNC_LOOKAHEAD: usize = 16;
 
 /// Skipped elements whose content is passed over without tokenizing (they never nest).
-pub(super) const FAST_SKIP: [&[u8]; 5] = [
-    b"suppression",
-    b"rawtext",
-    b"announcethread",
-    b"errorcounts",
-    b"clientmsg",
-];
+pub(super) const FAST_SKIP: [&[u8]; 3] = [b"suppression", b"rawtext", b"clientmsg"];
 
 /// A [`BufRead`] between the log and quick-xml that
 /// - replaces each byte that is not UTF-8 by `&vgsupp-raw-XX;` (quick-xml requires UTF-8;

@@ -1,6 +1,8 @@
 //! What the reader keeps while reading: the current document, the `<error>` being built,
 //! a `<fatal_signal>`.
 
+use rustc_hash::FxHashMap;
+
 use super::elements::El;
 use super::kinds::error_kind;
 use crate::logs::bytes::{hex_number, lossy_trim, parse_num, trim};
@@ -25,6 +27,43 @@ pub(super) struct Doc {
     pub(super) finished: bool,
     /// Made up for errors read outside any document (after a resync, or a fragment).
     pub(super) implicit: bool,
+    /// `<announcethread>`s read for the next `<error>` (`ErrorRecord::context`).
+    pub(super) context: Vec<AuxStack>,
+    /// The line of each non-leak `<error>` by its `<unique>`, for `<errorcounts>`.
+    pub(super) by_unique: FxHashMap<u64, u64>,
+    /// More than [`MAX_UNIQUES`] were seen: later ones are not remembered.
+    pub(super) uniques_full: bool,
+}
+
+/// At most this many `<unique>`s of non-leak errors are remembered per document (XML has no
+/// limit on the errors shown).
+pub(super) const MAX_UNIQUES: usize = 100_000;
+
+/// A `<announcethread>` being read: Helgrind's announcement of a thread, context of the next
+/// error.
+#[derive(Debug, Default)]
+pub(super) struct Announce {
+    pub(super) tid: Option<u64>,
+    pub(super) root: bool,
+    pub(super) stack: Stack,
+    pub(super) frame: FrameBuf,
+}
+
+impl Announce {
+    /// The announcement as the text log prints it.
+    pub(super) fn into_context(self) -> AuxStack {
+        let tid = self.tid.map_or_else(|| "?".to_owned(), |t| t.to_string());
+        let what = if self.root {
+            format!("Thread #{tid} is the program's root thread")
+        } else {
+            format!("Thread #{tid} was created")
+        };
+        AuxStack {
+            what,
+            stack: self.stack,
+            origin: false,
+        }
+    }
 }
 
 impl Doc {
@@ -158,6 +197,11 @@ impl ErrBuild {
             self.rec.aux.push(AuxStack::default());
             Target::Aux(self.rec.aux.len() - 1)
         });
+    }
+
+    /// Whether the error's own `<stack>` was read to its end.
+    pub(super) fn stack_closed(&self) -> bool {
+        self.main_seen && !matches!(self.target, Some(Target::Main))
     }
 
     pub(super) fn end_frame(&mut self) {

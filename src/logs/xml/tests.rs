@@ -276,7 +276,16 @@ fn reads_a_memcheck_document() {
             leak: None,
         }))
     );
-    assert_eq!(items.len(), 5);
+    // `<errorcounts>`: the error of `<unique>0x1a</unique>` occurred once.
+    assert_eq!(
+        items[items.len() - 2],
+        LogItem::ContextCount {
+            pid: Some(4242),
+            count: 1,
+            error_line: errs[0].line
+        }
+    );
+    assert_eq!(items.len(), 6);
 }
 
 #[test]
@@ -284,7 +293,7 @@ fn the_duplicate_suppression_is_counted_once() {
     let input = doc();
     let mut r = XmlReader::new(input.as_bytes());
     let n = r.by_ref().count();
-    assert_eq!(n, 5);
+    assert_eq!(n, 6);
     assert_eq!(
         *r.stats(),
         XmlStats {
@@ -399,7 +408,7 @@ fn the_generated_kind_wins() {
 
 #[test]
 fn raw_bytes_survive() {
-    let mut input = format!("{HEAD}<error><unique>0x1</unique><tid>1</tid>").into_bytes();
+    let mut input = format!("{HEAD}<error><unique>0x1a</unique><tid>1</tid>").into_bytes();
     input.extend_from_slice(
         b"<kind>InvalidRead</kind><what>Invalid read of size 4 in caf\xe9</what><stack>\
               <frame><ip>0x1</ip><obj>/tmp/caf\xe9/x</obj><fn>f\xff\xfe&amp;\xe9</fn>\
@@ -519,12 +528,27 @@ fn cut_inside_an_error() {
 fn cut_anywhere_never_panics_and_warns() {
     let full = doc();
     let bytes = full.as_bytes();
+    let mut kept_cut = 0;
     for end in (0..bytes.len()).step_by(7) {
         let items = read(&bytes[..end]);
         let complete = memmem::find_iter(&bytes[..end], b"</error>").count();
-        assert_eq!(errors(&items).len(), complete, "cut at {end}");
+        let errs = errors(&items);
+        // An error cut short is kept once a frame of its own stack was read.
+        assert!(
+            errs.len() == complete || errs.len() == complete + 1,
+            "cut at {end}"
+        );
+        if errs.len() > complete {
+            kept_cut += 1;
+            let e = errs[complete];
+            assert!(!e.kind.is_empty() && !e.stack.is_empty(), "cut at {end}");
+            let stack_closed = memmem::rfind(&bytes[..end], b"</stack>")
+                > memmem::rfind(&bytes[..end], b"<error>");
+            assert_eq!(e.truncated, !stack_closed, "cut at {end}");
+        }
         assert!(!warnings(&items).is_empty(), "cut at {end}: {items:#?}");
     }
+    assert!(kept_cut > 20, "{kept_cut}");
 }
 
 #[test]
@@ -584,11 +608,17 @@ fn mismatched_tags_skip_to_the_next_error() {
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].kind, "Leak");
     let w = warnings(&items);
-    assert_eq!(w.len(), 1, "{w:#?}");
+    assert_eq!(w.len(), 2, "{w:#?}");
     assert!(
-        w[0].1.contains("the <error> at line 37 is skipped"),
+        w[0].1
+            .contains("the <error> it cuts short: it is skipped (no frame of its stack was read)"),
         "{}",
         w[0].1
+    );
+    // Its `<errorcounts>` entry has no error to count.
+    assert!(
+        w[1].1
+            .contains("<unique>0x1a, whose <error> is not in this document")
     );
     assert!(matches!(items.last(), Some(LogItem::Used(_))));
 }
@@ -598,20 +628,27 @@ fn an_error_inside_an_error() {
     let cut = &READ_ERROR[..READ_ERROR.find("<line>11").expect("line")];
     let input = format!("{HEAD}{cut}{READ_ERROR}{LEAK_ERROR}{TAIL}");
     let items = read(input.as_bytes());
+    // Cut inside its first frame: the outer error has no frame to keep.
     assert_eq!(errors(&items).len(), 2, "{items:#?}");
     let w = warnings(&items);
     assert_eq!(w.len(), 1, "{w:#?}");
     assert!(
-        w[0].1.contains("inside the <error> at line 37"),
+        w[0].1.contains("inside the <error> at line 37")
+            && w[0]
+                .1
+                .contains("it is skipped (no frame of its stack was read)"),
         "{}",
         w[0].1
     );
     assert!(matches!(items.last(), Some(LogItem::Used(_))));
-    // Also from inside a skipped element.
+    // Cut inside its `<suppression>`: its stack ended, it is kept, without the block.
     let cut = &READ_ERROR[..READ_ERROR.find("<sname>").expect("sname") + 9];
     let input = format!("{HEAD}{cut}{READ_ERROR}{LEAK_ERROR}{TAIL}");
     let items = read(input.as_bytes());
-    assert_eq!(errors(&items).len(), 2, "{items:#?}");
+    let errs = errors(&items);
+    assert_eq!(errs.len(), 3, "{items:#?}");
+    assert_eq!((errs[0].line, errs[0].truncated), (37, false));
+    assert!(errs[0].suppression.is_none(), "the cut block is left out");
     assert_eq!(warnings(&items).len(), 1);
 }
 
@@ -679,16 +716,36 @@ fn huge_text_is_cut_or_skipped() {
         Some(TEXT_CAP)
     );
     assert_eq!(warnings(&items).len(), 1, "{:#?}", warnings(&items));
+    assert!(
+        warnings(&items)[0].1.contains("longer than 1 MiB: cut"),
+        "{:#?}",
+        warnings(&items)
+    );
 
     // The cap is checked per chunk read, so it may be passed by up to one chunk.
     let huge = "y".repeat(usize::try_from(EVENT_CAP).expect("fits") + (1 << 20));
     let input = READ_ERROR.replace("<fn>main</fn>", &format!("<fn>{huge}</fn>"));
     let items = read(format!("{HEAD}{input}{LEAK_ERROR}{TAIL}").as_bytes());
     let errs = errors(&items);
-    assert_eq!(errs.len(), 1);
-    assert_eq!(errs[0].kind, "Leak");
+    // The error is cut short where its second frame is refused: kept with the first.
+    assert_eq!(errs.len(), 2);
+    assert_eq!(
+        (
+            errs[0].kind.as_str(),
+            errs[0].stack.len(),
+            errs[0].truncated
+        ),
+        ("Addr4", 1, true)
+    );
+    assert_eq!(errs[1].kind, "Leak");
     let w = warnings(&items);
     assert!(w[0].1.contains("longer than 16 MiB"), "{w:#?}");
+    assert!(
+        w[0].1.contains(
+            "the <error> it cuts short: it is kept with the 1 frames read, marked truncated"
+        ),
+        "{w:#?}"
+    );
 }
 
 #[test]
