@@ -42,11 +42,13 @@ pub(crate) fn set_lossy(s: &mut String, b: &[u8]) {
     s.push_str(&String::from_utf8_lossy(b));
 }
 
+#[inline(always)]
 pub(crate) fn trim_start(s: &[u8]) -> &[u8] {
     let n = s.iter().take_while(|c| c.is_ascii_whitespace()).count();
     &s[n..]
 }
 
+#[inline(always)]
 pub(crate) fn trim_end(s: &[u8]) -> &[u8] {
     let n = s
         .iter()
@@ -56,7 +58,7 @@ pub(crate) fn trim_end(s: &[u8]) -> &[u8] {
     &s[..s.len() - n]
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn trim(s: &[u8]) -> &[u8] {
     // Most texts trimmed have nothing to trim.
     match (s.first(), s.last()) {

@@ -8,35 +8,81 @@
 //! at most [`MAX_SHOWN`] errors per process (Valgrind shows at most 1,000 contexts unless
 //! `--error-limit=no`), released with the process.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::logs::record::ErrorRecord;
 
 /// At most this many shown errors are remembered per process.
 pub(super) const MAX_SHOWN: usize = 10_000;
 
-/// What identifies a shown error in the listing.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) struct Identity {
-    what: Box<str>,
-    /// The IPs of the error's stack, top first (`u64::MAX` for a frame without one).
-    ips: Box<[u64]>,
+/// And at most this many bytes of their headers and IPs.
+const MAX_SHOWN_BYTES: usize = 16 << 20;
+
+/// What identifies a shown error in the listing: its header and the IPs of its stack, top
+/// first (`u64::MAX` for a frame without one).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Identity<'a> {
+    what: &'a [u8],
+    rec: &'a ErrorRecord,
 }
 
-impl Identity {
-    pub(super) fn of(rec: &ErrorRecord) -> Self {
+impl<'a> Identity<'a> {
+    pub(super) fn of(rec: &'a ErrorRecord) -> Self {
         Self {
-            what: rec.what.as_str().into(),
-            ips: rec.stack.iter().map(|f| f.ip.unwrap_or(u64::MAX)).collect(),
+            what: rec.what.as_bytes(),
+            rec,
         }
     }
 
-    /// Whether `prefix` is this identity cut short: the same header, the stack's first
-    /// frames.
-    pub(super) fn starts_with(&self, prefix: &Self) -> bool {
-        self.what == prefix.what && self.ips.starts_with(&prefix.ips)
+    fn ips(&self) -> impl Iterator<Item = u64> + 'a {
+        self.rec.stack.iter().map(|f| f.ip.unwrap_or(u64::MAX))
+    }
+
+    fn hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        self.what.hash(&mut h);
+        for ip in self.ips() {
+            ip.hash(&mut h);
+        }
+        h.finish()
+    }
+}
+
+/// [`Identity::hash`] of an identity stored as `what` and `ips`.
+fn raw_hash(what: &[u8], ips: &[u64]) -> u64 {
+    let mut h = FxHasher::default();
+    what.hash(&mut h);
+    for ip in ips {
+        ip.hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Identity<'_> {
+    /// Whether this identity is `what` and `ips`.
+    fn is(&self, what: &[u8], ips: &[u64]) -> bool {
+        self.what == what && self.rec.stack.len() == ips.len() && self.ips().eq(ips.iter().copied())
+    }
+
+    /// Whether this identity (a copy cut short) is the start of `what` and `ips`: the same
+    /// header, the first frames of the stack.
+    fn starts(&self, what: &[u8], ips: &[u64]) -> bool {
+        self.what == what
+            && self.rec.stack.len() <= ips.len()
+            && self.ips().zip(ips.iter().copied()).all(|(a, b)| a == b)
+    }
+
+    /// Whether `other` is this identity, or (`prefix`) this identity cut short.
+    pub(super) fn matches(&self, other: &Identity<'_>, prefix: bool) -> bool {
+        let ips: Vec<u64> = self.ips().collect();
+        if prefix {
+            other.starts(self.what, &ips)
+        } else {
+            other.is(self.what, &ips)
+        }
     }
 }
 
@@ -61,12 +107,29 @@ pub(super) enum Found {
     Several,
 }
 
+/// One identity remembered: where its header and IPs are in the arenas, where it was
+/// shown, and the next entry with the same hash.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    what: (u32, u32),
+    ips: (u32, u32),
+    seen: Seen,
+    next: Option<u32>,
+}
+
 /// The errors one process has shown. Shared between a state and the states guessed from
-/// it (parallel reading): cloned only when one of them remembers more.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// it (parallel reading): cloned only when one of them remembers more. Identities are
+/// stored back to back (one allocation for all, not two per error: a log with many errors
+/// remembers one per error).
+#[derive(Debug, Clone, Default)]
 pub(super) struct ShownErrors {
-    by_identity: FxHashMap<Identity, Seen>,
-    /// More than [`MAX_SHOWN`] errors were shown: later ones are not remembered.
+    /// The first entry of each identity hash.
+    by_hash: FxHashMap<u64, u32>,
+    entries: Vec<Entry>,
+    text: Vec<u8>,
+    ips: Vec<u64>,
+    /// More than [`MAX_SHOWN`] errors (or [`MAX_SHOWN_BYTES`]) were shown: later ones are
+    /// not remembered.
     pub(super) full: bool,
     /// The largest line remembered (lines are renumbered only when one is a chunk's).
     top: u64,
@@ -81,7 +144,77 @@ fn found(seen: &Seen) -> Found {
     }
 }
 
+/// `a` as a range of offsets.
+fn range(a: (u32, u32)) -> std::ops::Range<usize> {
+    a.0 as usize..a.0 as usize + a.1 as usize
+}
+
 impl ShownErrors {
+    /// How many errors are remembered.
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn what(&self, e: &Entry) -> &[u8] {
+        &self.text[range(e.what)]
+    }
+
+    fn entry_ips(&self, e: &Entry) -> &[u64] {
+        &self.ips[range(e.ips)]
+    }
+
+    /// The entry of identity `id`.
+    fn get(&self, id: &Identity<'_>, hash: u64) -> Option<usize> {
+        let mut at = self.by_hash.get(&hash).copied();
+        while let Some(i) = at {
+            let e = &self.entries[i as usize];
+            if id.is(self.what(e), self.entry_ips(e)) {
+                return Some(i as usize);
+            }
+            at = e.next;
+        }
+        None
+    }
+
+    /// The entry of the identity `what`, `ips`.
+    fn lookup(&self, what: &[u8], ips: &[u64]) -> Option<usize> {
+        let mut at = self.by_hash.get(&raw_hash(what, ips)).copied();
+        while let Some(i) = at {
+            let x = &self.entries[i as usize];
+            if self.what(x) == what && self.entry_ips(x) == ips {
+                return Some(i as usize);
+            }
+            at = x.next;
+        }
+        None
+    }
+
+    /// Adds an identity not remembered yet; false (and `full` set) when there is no room.
+    fn add(&mut self, what: &[u8], ips: impl Iterator<Item = u64>, hash: u64, seen: Seen) -> bool {
+        let room = self.entries.len() < MAX_SHOWN
+            && self.text.len() + what.len() + 8 * self.ips.len() < MAX_SHOWN_BYTES;
+        if !room {
+            self.full = true;
+            return false;
+        }
+        let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let what_at = (to_u32(self.text.len()), to_u32(what.len()));
+        self.text.extend_from_slice(what);
+        let start = self.ips.len();
+        self.ips.extend(ips);
+        let ips_at = (to_u32(start), to_u32(self.ips.len() - start));
+        let i = to_u32(self.entries.len());
+        let next = self.by_hash.insert(hash, i);
+        self.entries.push(Entry {
+            what: what_at,
+            ips: ips_at,
+            seen,
+            next,
+        });
+        self.top = self.top.max(seen.last);
+        true
+    }
+
     /// Remembers the error `rec`, shown at its line, when fewer than [`MAX_SHOWN`] are
     /// remembered (`before` more are remembered elsewhere: a guess of those shown before);
     /// false when the cap was reached by this error (the caller warns once).
@@ -90,47 +223,49 @@ impl ShownErrors {
             return true;
         }
         let s = Arc::make_mut(this);
-        if before + s.by_identity.len() >= MAX_SHOWN {
+        let line = rec.line;
+        let id = Identity::of(rec);
+        let hash = id.hash();
+        if let Some(i) = s.get(&id, hash) {
+            let e = &mut s.entries[i].seen;
+            e.several = true;
+            e.last = line;
+            s.top = s.top.max(line);
+            return true;
+        }
+        if before + s.entries.len() >= MAX_SHOWN {
             s.full = true;
             return false;
         }
-        let line = rec.line;
-        s.top = s.top.max(line);
-        s.by_identity
-            .entry(Identity::of(rec))
-            .and_modify(|e| {
-                e.several = true;
-                e.last = line;
-            })
-            .or_insert(Seen {
-                first: line,
-                last: line,
-                several: false,
-            });
-        true
+        let seen = Seen {
+            first: line,
+            last: line,
+            several: false,
+        };
+        s.add(id.what, id.ips(), hash, seen)
     }
 
     /// The shown error `rec` (a listed copy) repeats.
     pub(super) fn find(&self, rec: &ErrorRecord) -> Found {
-        self.by_identity
-            .get(&Identity::of(rec))
-            .map_or(Found::Nothing, found)
+        let id = Identity::of(rec);
+        self.get(&id, id.hash())
+            .map_or(Found::Nothing, |i| found(&self.entries[i].seen))
     }
 
     /// [`Self::find`] for a listed copy cut short: the shown errors with its header whose
     /// stack starts with its frames.
     pub(super) fn find_prefix(&self, rec: &ErrorRecord) -> Found {
         let id = Identity::of(rec);
-        let mut found = Found::Nothing;
-        for (k, v) in &self.by_identity {
-            if k.starts_with(&id) {
-                found = match (found, v.several) {
-                    (Found::Nothing, false) => Found::At(v.first),
+        let mut result = Found::Nothing;
+        for e in &self.entries {
+            if id.starts(self.what(e), self.entry_ips(e)) {
+                result = match (result, e.seen.several) {
+                    (Found::Nothing, false) => Found::At(e.seen.first),
                     _ => return Found::Several,
                 };
             }
         }
-        found
+        result
     }
 
     /// Renumbers the lines at or after `from` with `f` (a chunk's lines, see
@@ -140,48 +275,60 @@ impl ShownErrors {
             return;
         }
         let s = Arc::make_mut(this);
-        for v in s.by_identity.values_mut() {
-            if v.first >= from {
-                v.first = f(v.first);
+        for e in &mut s.entries {
+            if e.seen.first >= from {
+                e.seen.first = f(e.seen.first);
             }
-            if v.last >= from {
-                v.last = f(v.last);
+            if e.seen.last >= from {
+                e.seen.last = f(e.seen.last);
             }
         }
         s.top = f(s.top);
     }
 
-    /// How many errors are remembered.
-    pub(super) fn len(&self) -> usize {
-        self.by_identity.len()
-    }
-
     /// The errors shown up to the end of a chunk: `start`, those shown before it, and
     /// `chunk`, those it showed (read from a guess of `start`).
     pub(super) fn merge_chunk(start: &Arc<Self>, chunk: &Self) -> Arc<Self> {
-        if chunk.by_identity.is_empty() && !chunk.full {
+        if chunk.entries.is_empty() && !chunk.full {
             return Arc::clone(start);
         }
         let mut merged = Arc::clone(start);
         let m = Arc::make_mut(&mut merged);
         m.full |= chunk.full;
-        for (id, seen) in &chunk.by_identity {
-            m.top = m.top.max(seen.last);
-            let room = m.by_identity.len() < MAX_SHOWN;
-            match m.by_identity.get_mut(id) {
-                Some(e) => {
-                    e.several = true;
-                    e.last = seen.last;
+        for e in &chunk.entries {
+            let (what, ips) = (chunk.what(e), chunk.entry_ips(e));
+            match m.lookup(what, ips) {
+                Some(i) => {
+                    let s = &mut m.entries[i].seen;
+                    s.several = true;
+                    s.last = e.seen.last;
+                    m.top = m.top.max(e.seen.last);
                 }
-                None if !room => m.full = true,
                 None => {
-                    m.by_identity.insert(id.clone(), *seen);
+                    m.add(what, ips.iter().copied(), raw_hash(what, ips), e.seen);
                 }
             }
         }
         merged
     }
 }
+
+impl PartialEq for ShownErrors {
+    /// The same identities, shown at the same lines (whatever the order they were stored
+    /// in).
+    fn eq(&self, other: &Self) -> bool {
+        self.full == other.full
+            && self.entries.len() == other.entries.len()
+            && self.entries.iter().all(|e| {
+                let (what, ips) = (self.what(e), self.entry_ips(e));
+                other
+                    .lookup(what, ips)
+                    .is_some_and(|i| other.entries[i].seen == e.seen)
+            })
+    }
+}
+
+impl Eq for ShownErrors {}
 
 /// What the errors of `a` and then `b` answer together.
 pub(super) fn either(a: Found, b: Found) -> Found {
@@ -288,7 +435,7 @@ mod tests {
             0,
             &error(0, "Cond", &[u64::MAX - 2])
         ));
-        assert_eq!(shown.by_identity.len(), MAX_SHOWN);
+        assert_eq!(shown.len(), MAX_SHOWN);
     }
 
     #[test]
@@ -320,6 +467,28 @@ mod tests {
             &error(1, "Cond", &[9])
         ));
         assert!(near.full);
+    }
+
+    #[test]
+    fn the_bytes_remembered_are_capped_too() {
+        let mut shown = Arc::new(ShownErrors::default());
+        let long = "x".repeat(1 << 20);
+        let mut kept = 0;
+        while ShownErrors::remember(&mut shown, 0, &error(kept + 1, &long, &[kept])) {
+            kept += 1;
+            assert!(kept < 100);
+        }
+        assert!(shown.full);
+        assert_eq!(shown.len(), 15);
+        // Equal by content whatever the order the identities were stored in.
+        let mut a = Arc::new(ShownErrors::default());
+        let mut b = Arc::new(ShownErrors::default());
+        ShownErrors::remember(&mut a, 0, &error(1, "Cond", &[1]));
+        ShownErrors::remember(&mut a, 0, &error(2, "Cond", &[2]));
+        ShownErrors::remember(&mut b, 0, &error(2, "Cond", &[2]));
+        assert_ne!(a, b);
+        ShownErrors::remember(&mut b, 0, &error(1, "Cond", &[1]));
+        assert_eq!(a, b);
     }
 
     #[test]

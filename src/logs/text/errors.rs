@@ -40,14 +40,10 @@ fn shown_full(p: &Proc) -> bool {
 /// Whether process `p` showed the error that the listed copy `rec` repeats, counting the
 /// error it is still reading (its end is seen only at its next line).
 fn shows(p: &Proc, rec: &ErrorRecord) -> bool {
-    let pending = p.cur.as_ref().is_some_and(|c| {
-        let (a, b) = (Identity::of(&c.rec), Identity::of(rec));
-        if rec.truncated {
-            a.starts_with(&b)
-        } else {
-            a == b
-        }
-    });
+    let pending = p
+        .cur
+        .as_ref()
+        .is_some_and(|c| Identity::of(&c.rec).matches(&Identity::of(rec), rec.truncated));
     pending || shown_by(p, rec) != Found::Nothing
 }
 
@@ -262,8 +258,9 @@ impl State {
                     self.warn(
                         rec.line,
                         format!(
-                            "process {pid} shows more than {MAX_SHOWN} errors: later ones are \
-                             not remembered for the `N errors in context` listing"
+                            "process {pid} shows more errors than are remembered for the `N \
+                             errors in context` listing ({MAX_SHOWN}, or 16 MiB of them): later \
+                             ones are not"
                         ),
                     );
                 }
