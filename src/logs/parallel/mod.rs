@@ -33,6 +33,7 @@ use std::thread::JoinHandle;
 
 use super::record::{LogItem, ReadError};
 use super::text::{ResumeKey, State};
+use sync::next_line_end;
 use window::Scratch;
 use worker::{Shared, lock, read_chunk, read_range, shift, work};
 
@@ -66,6 +67,13 @@ pub struct ParallelTextReader {
     stats: ParallelStats,
     /// Buffers for reading chunks again.
     scratch: Scratch,
+    /// Chunks read again in a row.
+    rereads_in_a_row: u32,
+    /// The guesses did not work for this log: the consumer reads the rest alone, from
+    /// the tail, a chunk's length at a time.
+    alone: bool,
+    /// Chunks read again in a row after which it reads alone.
+    rereads_before_alone: u32,
 }
 
 /// How the chunks of a log were read, for benchmarks and tests.
@@ -82,7 +90,16 @@ pub struct ParallelStats {
     /// Bytes read while looking for sync lines (each search reads forward once, so this
     /// stays within a few times the log's size however rare sync lines are).
     pub sync_bytes: u64,
+    /// Whether the reader threads were stopped and the rest of the log read by one
+    /// thread: the guesses kept failing (a log of many short processes, whose open
+    /// processes at a chunk's start are not those of the guess).
+    pub alone: bool,
 }
+
+/// Chunks read again in a row after which the rest of a log is read by one thread (see
+/// [`ParallelStats::alone`]): reader threads whose chunks are all read again only take
+/// the consumer's cores.
+const REREADS_BEFORE_ALONE: u32 = 4;
 
 /// Items of one chunk, with the reader thread that allocated them (`None`: this one).
 type Batch = (Vec<LogItem>, Option<usize>);
@@ -93,7 +110,8 @@ struct Tail {
     /// `end.1` (the first line of the next non-empty chunk).
     end: (u64, u64),
     state: State,
-    key: ResumeKey,
+    /// Its key (none once the consumer reads alone).
+    key: Option<ResumeKey>,
 }
 
 /// What the reader of one chunk produced.
@@ -188,7 +206,18 @@ impl ParallelTextReader {
                 ..ParallelStats::default()
             },
             scratch,
+            rereads_in_a_row: 0,
+            alone: false,
+            rereads_before_alone: REREADS_BEFORE_ALONE,
         })
+    }
+
+    /// Never reads alone (see [`ParallelStats::alone`]), however many chunks are read
+    /// again: for tests of the guesses.
+    #[must_use]
+    pub fn never_alone(mut self) -> Self {
+        self.rereads_before_alone = u32::MAX;
+        self
     }
 
     /// How the chunks were read so far.
@@ -222,6 +251,9 @@ impl ParallelTextReader {
     /// Consumes the next chunk; false when there is none.
     fn advance(&mut self) -> std::io::Result<bool> {
         let sh = Arc::clone(&self.shared);
+        if self.alone {
+            return self.advance_alone();
+        }
         loop {
             if self.next >= sh.chunks {
                 return Ok(false);
@@ -258,10 +290,12 @@ impl ParallelTextReader {
                 return Ok(true);
             };
             if tail.end == start
-                && start_key.as_ref() == Some(&tail.key)
+                && start_key.is_some()
+                && start_key == tail.key
                 && state.shown_guesses_hold(&tail.state)
             {
                 self.stats.accepted += 1;
+                self.rereads_in_a_row = 0;
                 // The chunk's first line is the line the tail read last.
                 let first = tail.state.line_no();
                 shift(&mut items, first);
@@ -282,10 +316,10 @@ impl ParallelTextReader {
                 read_range(
                     &sh,
                     &mut state,
-                    from.1,
-                    to,
+                    (from.1, to),
                     &mut items,
                     &mut self.scratch,
+                    None,
                     |_| {},
                 )?;
                 if end.is_none() {
@@ -295,9 +329,54 @@ impl ParallelTextReader {
                 self.ready.push_back((items, None));
                 *lock(&sh.seed) = Arc::new(state.seed());
                 self.set_tail(end, state, usize::MAX);
+                self.rereads_in_a_row += 1;
+                if self.rereads_in_a_row >= self.rereads_before_alone && self.tail.is_some() {
+                    // The guesses do not work for this log: stop the reader threads.
+                    self.alone = true;
+                    self.stats.alone = true;
+                    sh.stop();
+                    self.early.clear();
+                }
             }
             return Ok(true);
         }
+    }
+
+    /// [`Self::advance`] once the consumer reads alone: the next chunk's length of lines
+    /// after the tail, through the end of the line it ends in.
+    fn advance_alone(&mut self) -> std::io::Result<bool> {
+        let sh = Arc::clone(&self.shared);
+        let Some(tail) = self.tail.take() else {
+            return Ok(false);
+        };
+        let Tail {
+            end: (_, from),
+            mut state,
+            ..
+        } = tail;
+        let to = next_line_end(&sh, from.saturating_add(sh.chunk), &mut self.scratch)?;
+        let mut items = Vec::new();
+        read_range(
+            &sh,
+            &mut state,
+            (from, to),
+            &mut items,
+            &mut self.scratch,
+            None,
+            |_| {},
+        )?;
+        if to >= sh.len {
+            state.finish();
+            state.drain_into(&mut items);
+        } else {
+            self.tail = Some(Tail {
+                end: (from, to),
+                key: None,
+                state,
+            });
+        }
+        self.ready.push_back((items, None));
+        Ok(true)
     }
 
     /// The next batch of items; `None` at the end.
@@ -364,7 +443,7 @@ impl ParallelTextReader {
                 }
                 self.tail = Some(Tail {
                     end,
-                    key: state.resume_key(),
+                    key: Some(state.resume_key()),
                     state,
                 });
             }

@@ -104,3 +104,14 @@ pub(super) fn line_head(reader: &mut impl BufRead) -> std::io::Result<(Vec<u8>, 
         }
     }
 }
+
+/// Where the line that holds byte `at` ends (after its `\n`; the end of the file when `at`
+/// is past it or the line has no `\n`).
+pub(super) fn next_line_end(sh: &Shared, at: u64, scratch: &mut Scratch) -> std::io::Result<u64> {
+    if at >= sh.len {
+        return Ok(sh.len);
+    }
+    let mut reader = Window::new(&sh.file, at, sh.len, &mut scratch.sync, SYNC_BUF);
+    let (_, n) = line_head(&mut reader)?;
+    Ok(at + n)
+}

@@ -33,9 +33,22 @@ fn sequential(bytes: &[u8]) -> Vec<LogItem> {
 }
 
 fn parallel(bytes: &[u8], threads: usize, chunk: u64) -> (Vec<LogItem>, ParallelStats) {
+    parallel_as(bytes, threads, chunk, false)
+}
+
+/// [`parallel`], with the reader threads kept whatever the guesses give (`never_alone`).
+fn parallel_as(
+    bytes: &[u8],
+    threads: usize,
+    chunk: u64,
+    never_alone: bool,
+) -> (Vec<LogItem>, ParallelStats) {
     let mut f = tempfile::tempfile().expect("tempfile");
     f.write_all(bytes).expect("write");
     let mut r = ParallelTextReader::new(f, "log", threads, chunk).expect("open");
+    if never_alone {
+        r = r.never_alone();
+    }
     let items = r.by_ref().map(|i| i.expect("item")).collect();
     (items, r.stats())
 }
@@ -44,8 +57,8 @@ fn parallel(bytes: &[u8], threads: usize, chunk: u64) -> (Vec<LogItem>, Parallel
 fn same_items(label: &str, bytes: &[u8], chunks: &[u64]) {
     let want = sequential(bytes);
     for &chunk in chunks {
-        for threads in [1, 3] {
-            let (got, stats) = parallel(bytes, threads, chunk);
+        for (threads, never_alone) in [(1, false), (3, false), (3, true)] {
+            let (got, stats) = parallel_as(bytes, threads, chunk, never_alone);
             assert_eq!(
                 got.len(),
                 want.len(),
@@ -267,4 +280,135 @@ fn sync_lines_are_looked_for_in_one_pass() {
 fn an_empty_log_has_no_items() {
     let (items, _) = parallel(b"", 2, 100);
     assert!(items.is_empty());
+}
+
+#[test]
+fn a_log_of_many_short_processes_is_read_alone_after_a_few_chunks() {
+    // Each process starts and ends within a chunk or two: at a chunk's start, the guess has
+    // other processes open than the log has. After a few chunks read again, the reader
+    // threads stop, and the items are still the sequential reader's.
+    let mut log = String::new();
+    for pid in 0..400 {
+        log.push_str(&format!(
+            "=={pid}== Memcheck, a memory error detector\n=={pid}== Command: ./t{pid}\n=={pid}== \n"
+        ));
+        for i in 0..6 {
+            log.push_str(&format!(
+                "=={pid}== Invalid read of size 4\n=={pid}==    at 0x{i:X}: f{i} (a.c:{i})\n=={pid}== \n"
+            ));
+        }
+        log.push_str(&format!(
+            "=={pid}== For lists of detected and suppressed errors, rerun with: -s\n\
+             =={pid}== ERROR SUMMARY: 6 errors from 6 contexts (suppressed: 0 from 0)\n"
+        ));
+    }
+    let (items, stats) = parallel(log.as_bytes(), 2, 2048);
+    let want = sequential(log.as_bytes());
+    let at = items.iter().zip(&want).position(|(a, b)| a != b);
+    assert_eq!(
+        (items.len(), at),
+        (want.len(), None),
+        "{:?} / {:?}",
+        at.map(|i| &items[i]),
+        at.map(|i| &want[i])
+    );
+    assert!(stats.alone && stats.reread >= 4, "{stats:?}");
+    let ends = items
+        .iter()
+        .filter(|i| matches!(i, LogItem::ProcessEnd { .. }))
+        .count();
+    assert_eq!(ends, 400);
+}
+
+/// Log-like text with what processes, announcements, listings and excerpts bring: the
+/// parallel reader (with and without its threads stopping) gives the sequential reader's
+/// items, and every line number lies within the log.
+mod soup {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn soup() -> impl Strategy<Value = Vec<u8>> {
+        const LEADS: &[&str] = &[
+            "", "", "==7== ", "==7== ", "==7== ", "==8== ", "==9== ", "--7-- ", "--8-- ",
+            "=7== ", "    ==7== ", "> ==8== ", "UMC ==9== ",
+        ];
+        const BODIES: &[&str] = &[
+            "",
+            "Memcheck, a memory error detector",
+            "Helgrind, a thread error detector",
+            "Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info",
+            "Using Valgrind-3.13.0 and LibVEX; rerun with -h for copyright info",
+            "Command: ./a.out",
+            "Valgrind options:",
+            "   -v",
+            "Invalid read of size 4",
+            "Conditional jump or move depends on uninitialised value(s)",
+            "8 bytes in 1 blocks are definitely lost in loss record 1 of 2",
+            "**8 bytes in 1 blocks** are definitely lost in loss record 2 of 2",
+            "Possible data race during read of size 4 at 0x10C060 by thread #1",
+            "Locks held: none",
+            "   at 0x4C2B955: malloc (vg_replace_malloc.c:711)",
+            "   by 0x1: f (a.c:1)",
+            "   by 0x2: g (in /lib/x.so)",
+            "   by 0x",
+            " Address 0x1 is 0 bytes after a block of size 4 alloc'd",
+            " Lock at 0x10C0C0 was first observed",
+            " Lock at 0x10C080 : no stacktrace for first observation",
+            "---Thread-Announcement------------------------------------------",
+            "Thread #2 was created",
+            "----------------------------------------------------------------",
+            "{",
+            "   <insert_a_suppression_name_here>",
+            "   Memcheck:Addr4",
+            "   fun:f",
+            "}",
+            "Thread 2:",
+            "1 errors in context 1 of 2:",
+            "3 errors in context 2 of 2:",
+            "1 errors (suppressed by r) in context 3 of 3:",
+            "For lists of detected and suppressed errors, rerun with: -s",
+            "ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)",
+            "used_suppression:      1 my rule x.supp:3",
+            "Reading syms from /lib/x.so",
+            "Discarding syms at 0x1000-0x2000 in /lib/x.so (have_dinfo 1)",
+            "More than 1000 different errors detected.  I'm not reporting any more.",
+            "program output",
+        ];
+        let line = (
+            prop::sample::select(LEADS),
+            prop::sample::select(BODIES),
+            prop::sample::select(&["\n", "\n", "\n", "\r\n"][..]),
+        )
+            .prop_map(|(l, b, e)| format!("{l}{b}{e}"));
+        (prop::collection::vec(line, 0..300), any::<bool>()).prop_map(|(lines, cut)| {
+            let mut bytes = lines.concat().into_bytes();
+            if cut {
+                bytes.truncate(bytes.len() * 2 / 3);
+            }
+            bytes
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn parallel_reading_is_sequential_reading(log in soup(), chunk in 64_u64..2048) {
+            let want = sequential(&log);
+            let lines = log.split(|b| *b == b'\n').count() as u64;
+            for item in &want {
+                let line = match item {
+                    LogItem::Error(e) => e.line,
+                    LogItem::Warning { line, .. } | LogItem::Fatal { line, .. } => *line,
+                    LogItem::ContextCount { error_line, .. } => *error_line,
+                    _ => 1,
+                };
+                prop_assert!(line >= 1 && line <= lines, "{item:?}");
+            }
+            for never_alone in [false, true] {
+                let (got, _) = parallel_as(&log, 2, chunk, never_alone);
+                prop_assert_eq!(&got, &want);
+            }
+        }
+    }
 }

@@ -135,13 +135,21 @@ pub(super) fn read_chunk(
     let mut start_key = None;
     if end.is_none_or(|e| e.0 != start.0) {
         let to = end.map_or(sh.len, |e| e.1);
-        read_range(sh, &mut state, start.0, to, &mut items, scratch, |st| {
-            // A first line that emits something (it closed what the guess left open)
-            // leaves no key: the consumer reads the chunk again.
-            if k > 0 && st.is_drained() {
-                start_key = Some(st.resume_key());
-            }
-        })?;
+        read_range(
+            sh,
+            &mut state,
+            (start.0, to),
+            &mut items,
+            scratch,
+            Some(&sh.cancel),
+            |st| {
+                // A first line that emits something (it closed what the guess left open)
+                // leaves no key: the consumer reads the chunk again.
+                if k > 0 && st.is_drained() {
+                    start_key = Some(st.resume_key());
+                }
+            },
+        )?;
         if k > 0 && start_key.is_none() {
             items.clear();
         }
@@ -166,10 +174,10 @@ pub(super) fn read_chunk(
 pub(super) fn read_range(
     sh: &Shared,
     state: &mut State,
-    from: u64,
-    to: u64,
+    (from, to): (u64, u64),
     items: &mut Vec<LogItem>,
     scratch: &mut Scratch,
+    stop: Option<&AtomicBool>,
     mut after_first: impl FnMut(&State),
 ) -> std::io::Result<()> {
     let mut reader = Window::new(&sh.file, from, to, &mut scratch.read, READ_BUF);
@@ -184,11 +192,12 @@ pub(super) fn read_range(
     if seen {
         after_first(state);
     }
-    // Then a read buffer at a time: what the lines emitted is moved out, and the cancel
-    // flag looked at, once per buffer rather than once per line.
+    // Then a read buffer at a time: what the lines emitted is moved out, and the `stop`
+    // flag (a reader thread's: the consumer is gone, or reads alone) looked at, once per
+    // buffer rather than once per line.
     while !eof {
         state.drain_into(items);
-        if sh.cancel.load(Ordering::Relaxed) {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             return Ok(());
         }
         eof = lines.pump(&mut reader, |line, truncated| {
