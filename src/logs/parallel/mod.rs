@@ -15,6 +15,18 @@
 //! sync line of another process, …) the consumer reads that chunk again itself, from the
 //! true state, and hands the corrected knowledge to the readers of later chunks.
 //!
+//! Two parts of the state are handled apart. Line numbers: a chunk's reader numbers its
+//! lines from `text::CHUNK_BASE + 1`, the consumer renumbers them once the chunk's place is
+//! known, and states compare earlier lines as the log numbers them. The errors each
+//! process has shown (for the `N errors in context` listing) only grow and are rarely
+//! consulted: they are not compared; an accepted chunk's are merged onto the true state's,
+//! and the chunk is accepted only if the guess of them was right wherever the chunk
+//! consulted it.
+//!
+//! When the guesses keep failing (4 chunks read again in a row: a log of many short
+//! processes, whose open processes at a chunk's start are not the guess's), the consumer
+//! stops the reader threads and reads the rest alone ([`ParallelStats::alone`]).
+//!
 //! Memory stays bounded: readers run at most a few chunks ahead of the consumer.
 //! [`ParallelTextReader::for_each_ref`] hands each chunk's items back to the thread that
 //! allocated them, which reuses their stacks' storage for later errors and frees the rest:

@@ -2,43 +2,79 @@
 //!
 //! [`TextReader`] turns the lines of a log into [`LogItem`]s, in log order. It reads bytes
 //! (names and paths need not be UTF-8), one line at a time through a reused buffer, and
-//! keeps at most one error per process in memory.
+//! keeps at most one error per process in memory, and nothing of a process whose output
+//! is complete.
 //!
 //! What it understands:
 //!
 //! * Line prefixes `==PID== `, `--PID-- `, `**PID** ` (and the old `++PID++ `), with
 //!   `--time-stamp=yes` (`==DD:HH:MM:SS.mmm PID== `), with one `>` per nesting level, and
-//!   with any text before them on the same line (CI time stamps, `[job 5] `): the prefix
-//!   is looked for anywhere in the line. Lines without a prefix are program output and are
-//!   ignored, except the `--gen-suppressions` blocks and `valgrind: ` failure lines.
-//! * Several processes in one file, their lines interleaved: the state is kept per PID. A
-//!   suppression block carries no PID; it is attached to the most recently completed
-//!   error that has no block yet.
+//!   with any text before them on the same line (CI time stamps, `[job 5] `, a Markdown
+//!   quote `> `, the spaces of an indented code block): the prefix is looked for anywhere
+//!   in the line. Lines without a prefix are program output and are ignored, except the
+//!   `--gen-suppressions` blocks, `valgrind: ` failure lines and excerpts' lines whose
+//!   prefix was lost (below).
+//! * Several processes in one file, their lines interleaved: the state is kept per PID
+//!   (found by PID, whatever the number of processes). A suppression block carries no PID;
+//!   it is attached to the most recently completed error that has no block yet.
 //! * Each process's preamble (tool, version, command, parent PID, `-v` options), emitted
 //!   once as [`LogItem::Preamble`] at the first line that is not part of it. A process that
-//!   `exec`s under `--trace-children=yes` prints a new preamble with the same PID; the
-//!   reader then starts that PID afresh.
+//!   `exec`s under `--trace-children=yes` prints a new preamble with the same PID: the run
+//!   before ends there, and the reader starts that PID afresh.
+//! * The end of a process's output: [`LogItem::ProcessEnd`] after its last
+//!   `ERROR SUMMARY:` (the second one with `-s`/`-v`; the only one when the
+//!   `For lists of detected and suppressed errors, rerun with: -s` hint says no listing
+//!   follows, or before 3.15 without `-v`), at an `exec`, and at the end of the log for the
+//!   processes still open, in the order they started. The process's state is released
+//!   then; a later line of its PID starts a new run.
 //! * Errors and loss records of Memcheck, Helgrind and DRD, and the core fd errors of
 //!   3.23+, with their stacks, aux and origin stacks and `--gen-suppressions` blocks. The
 //!   kind comes from the block's `Tool:Kind` line when there is one (it is authoritative),
 //!   otherwise from the header text. An unrecognised header that is directly followed by a
 //!   stack is still read as an error (DRD `GenericErr`, Helgrind `Misc`, otherwise an empty
 //!   kind and a [`LogItem::Warning`]).
+//! * Helgrind's announcements: `---Thread-Announcement---` paragraphs (`Thread #N was
+//!   created` with its stack, `Thread #1 is the program's root thread`), and the
+//!   ` Lock at 0x… was first observed` (or `: no stacktrace for first observation`)
+//!   paragraphs printed before a race: [`ErrorRecord::context`] of the error that follows,
+//!   never errors.
 //! * `Reading suppressions file:`, `used_suppression:` (parsed from the right, using the
 //!   announced suppression files to split the name from the file), `ERROR SUMMARY:` (with
 //!   `-v`/`-s` it is printed twice per process and both copies are emitted), `FATAL:`
 //!   blocks, `Process terminating with default action of signal …`, and `valgrind: `
 //!   failure lines (consecutive ones are one [`LogItem::Fatal`], without a PID).
-//! * The `N errors in context i of C:` listing that `-s`/`-v` print after the summary:
-//!   those errors were already reported, so they are read and dropped, with their blocks.
-//!   The 3.23+ `N errors (suppressed by NAME) in context …` entries are dropped too.
+//! * `-v`: `Reading syms from PATH` ([`LogItem::ObjectLoaded`]) and `Discarding syms at
+//!   0xA-0xB in PATH` / `Archiving syms at …` ([`LogItem::ObjectUnloaded`]).
+//! * The `N errors in context i of C:` listing that `-s`/`-v` print after the summary: each
+//!   listed error is matched, by its header and the IPs of its stack, to the error its
+//!   process showed earlier, which gets the count ([`LogItem::ContextCount`]); a warning
+//!   when several match, or when too many were shown to remember (10,000 per process).
+//!   When none matches, the listed copy is read as the error, with a warning (an excerpt
+//!   that starts at the listing), unless another process of the log showed it (a forked
+//!   child lists the contexts it inherited). The 3.23+ `N errors (suppressed by NAME) in
+//!   context …` entries are dropped.
+//! * `More than 1000 different errors detected` / `More than 10000000 total errors
+//!   detected`: a warning where Valgrind stopped showing errors.
+//! * Excerpts pasted into issues: an error header whose prefix was lost (`Invalid read of
+//!   size 4` at column 0) or damaged (`=123== …`) starts an error when a frame line follows
+//!   it (of the damaged prefix's PID); lines with no prefix at all (header at column 0,
+//!   frames `   at 0x…`) are read as a process without a PID; Markdown bold inside a
+//!   header; without a preamble (tool unknown), a Memcheck header ends the error in
+//!   progress.
 //! * Damage: lines longer than 1 MiB are truncated (one warning each); runs of binary
-//!   garbage give one warning per run; an error cut off by the end of the log or by an
-//!   unrelated line is dropped with a warning naming its first line; a suppression block
-//!   cut off by the end of the log is dropped with a warning. Nothing panics.
+//!   garbage give one warning per run. An error cut short (by the end of the log, an
+//!   unrelated line, an `exec`) is kept with the frames read when it has one, with
+//!   [`ErrorRecord::truncated`] set when frames of its own stack may be missing (the cut
+//!   came while its stack was read, or a frame line was cut short, or frame lines followed
+//!   its blank line); the end of the log warns once for all such errors, an interruption
+//!   at the error. Frame lines without an error header before them (an excerpt that starts
+//!   inside a stack) give one warning per run. A suppression block cut off by the end of
+//!   the log is dropped with a warning. Nothing panics.
 
 use std::io::BufRead;
 
+#[cfg(doc)]
+use super::record::ErrorRecord;
 use super::record::{LogItem, ReadError};
 use super::scan::Newlines;
 

@@ -5,10 +5,20 @@
 //! [`LogItem`]s in log order. It never builds a tree: memory is bounded by one `<error>`
 //! (plus caps on text, events and nesting), whatever the size of the log.
 //!
+//! Besides errors, preambles and summaries, it reads Helgrind's `<announcethread>`s (the
+//! [`ErrorRecord::context`](super::record::ErrorRecord::context) of the next `<error>`,
+//! worded as the text log words them) and `<errorcounts>` (a [`LogItem::ContextCount`] per
+//! pair, with the line of the non-leak `<error>` of its `<unique>`).
+//!
 //! Real logs are not always well-formed XML, so the reader tolerates:
 //! - several `<valgrindoutput>` documents in one file, each with its own `<?xml …?>`;
 //! - a document cut anywhere (Valgrind killed, a suppression-file FATAL): everything
-//!   complete is returned, then a [`LogItem::Warning`] naming the line where it stops;
+//!   complete is returned, then a [`LogItem::Warning`] naming the line where it stops. An
+//!   `<error>` cut short (there, by malformed XML, or by a new document or `<error>`) is
+//!   kept when its `<kind>` and a frame of its own `<stack>` were read, marked
+//!   `truncated` when that `<stack>` had not ended;
+//! - an excerpt that starts inside an `<error>` (at `<kind>` or `<unique>`, maybe after a
+//!   Markdown fence): read as that error;
 //! - bytes that are not UTF-8 (Valgrind prints names and paths as they are): they are kept
 //!   byte for byte in the `Vec<u8>` fields (names, paths, suppressions), and replaced by
 //!   U+FFFD only in `String` fields (`what`, options);
