@@ -423,3 +423,33 @@ mod soup {
         }
     }
 }
+
+#[test]
+fn the_cap_on_shown_errors_reads_the_same_in_chunks() {
+    // One process shows more errors than are remembered for its listing, then lists some:
+    // where the cap falls, and what the listing finds, depend on every error shown before.
+    let mut log =
+        String::from("==5== Memcheck, a memory error detector\n==5== Command: ./a\n==5== \n");
+    for i in 0..10_050 {
+        log.push_str(&format!(
+            "==5== Invalid read of size 4\n==5==    at 0x{i:X}: f (a.c:1)\n==5== \n"
+        ));
+    }
+    log.push_str("==5== ERROR SUMMARY: 10050 errors from 10050 contexts (suppressed: 0 from 0)\n");
+    for i in [0, 9_999, 10_040] {
+        log.push_str(&format!(
+            "==5== \n==5== 1 errors in context 1 of 10050:\n==5== Invalid read of size 4\n\
+             ==5==    at 0x{i:X}: f (a.c:1)\n==5== \n"
+        ));
+    }
+    let want = sequential(log.as_bytes());
+    let counts = want
+        .iter()
+        .filter(|i| matches!(i, LogItem::ContextCount { .. }))
+        .count();
+    assert_eq!(counts, 2, "the third listed error is past the cap");
+    for never_alone in [false, true] {
+        let (got, stats) = parallel_as(log.as_bytes(), 2, 16 << 10, never_alone);
+        assert!(got == want, "{stats:?}");
+    }
+}

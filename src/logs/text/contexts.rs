@@ -304,6 +304,8 @@ impl ShownErrors {
                     s.last = e.seen.last;
                     m.top = m.top.max(e.seen.last);
                 }
+                // Past the cap, no error shown later is remembered.
+                None if start.full => {}
                 None => {
                     m.add(what, ips.iter().copied(), raw_hash(what, ips), e.seen);
                 }

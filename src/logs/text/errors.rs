@@ -249,9 +249,16 @@ impl State {
             Some(Repeat::Shown(count)) => self.listed(i, cur.rec, count),
             None => {
                 let rec = cur.rec;
-                // Only non-leak errors are listed after the summary.
-                let before = p.shown_base.as_ref().map_or(0, |b| b.len());
-                if rec.leak.is_none() && !ShownErrors::remember(&mut p.shown, before, &rec) {
+                // Only non-leak errors are listed after the summary. In a guessed state, what
+                // the guess says was shown before counts towards the cap (and is checked
+                // when the cap decides anything).
+                let (before, base_full) = p
+                    .shown_base
+                    .as_ref()
+                    .map_or((0, false), |b| (b.len(), b.full));
+                if base_full && rec.leak.is_none() {
+                    self.depends_on_shown(i);
+                } else if rec.leak.is_none() && !ShownErrors::remember(&mut p.shown, before, &rec) {
                     let pid = pid_text(p.pid);
                     // Where the cap is reached depends on all the errors shown before.
                     self.depends_on_shown(i);
