@@ -28,27 +28,36 @@ pub fn check_logs(data: &[u8], chunk: u64) -> LogCheck {
         check_item(item, lines).map_err(|e| format!("text: {e}"))?;
     }
 
-    let mut file = tempfile::tempfile().map_err(|e| format!("tempfile: {e}"))?;
-    file.write_all(data)
-        .map_err(|e| format!("writing the tempfile: {e}"))?;
-    let parallel: Vec<LogItem> = ParallelTextReader::new(file, "log", 2, chunk)
-        .map_err(|e| format!("parallel reader did not open: {e}"))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("parallel reader failed: {e}"))?;
-    if parallel != text {
-        let at = parallel
-            .iter()
-            .zip(&text)
-            .position(|(p, t)| p != t)
-            .unwrap_or(parallel.len().min(text.len()));
-        return Err(format!(
-            "chunks of {chunk} bytes: the parallel reader's items differ from item {at} \
-             ({} items against {}):\nparallel: {:?}\nsequential: {:?}",
-            parallel.len(),
-            text.len(),
-            parallel.get(at),
-            text.get(at)
-        ));
+    // As it reads by default (threads stop when the guesses keep failing), and with the
+    // guesses used for every chunk.
+    for never_alone in [false, true] {
+        let mut file = tempfile::tempfile().map_err(|e| format!("tempfile: {e}"))?;
+        file.write_all(data)
+            .map_err(|e| format!("writing the tempfile: {e}"))?;
+        let mut reader = ParallelTextReader::new(file, "log", 2, chunk)
+            .map_err(|e| format!("parallel reader did not open: {e}"))?;
+        if never_alone {
+            reader = reader.never_alone();
+        }
+        let parallel: Vec<LogItem> = reader
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("parallel reader failed: {e}"))?;
+        if parallel != text {
+            let at = parallel
+                .iter()
+                .zip(&text)
+                .position(|(p, t)| p != t)
+                .unwrap_or(parallel.len().min(text.len()));
+            return Err(format!(
+                "chunks of {chunk} bytes (never alone: {never_alone}): the parallel reader's \
+                 items differ from item {at} ({} items against {}):\nparallel: {:?}\n\
+                 sequential: {:?}",
+                parallel.len(),
+                text.len(),
+                parallel.get(at),
+                text.get(at)
+            ));
+        }
     }
 
     let xml: Vec<LogItem> = XmlReader::new(data)

@@ -14,6 +14,12 @@ const SKIP_DIRS: [&str; 3] = [".git", "target", "node_modules"];
 /// The files to process, in a deterministic order (explicit paths first in the order given,
 /// each directory's files sorted). Duplicates are dropped.
 pub fn collect(paths: &[PathBuf], globs: &[String]) -> Result<Vec<PathBuf>> {
+    walk(paths, globs, false)
+}
+
+/// [`collect`], and with `skip_hidden` not walking into (or taking) entries whose names
+/// start with `.` below the paths given.
+fn walk(paths: &[PathBuf], globs: &[String], skip_hidden: bool) -> Result<Vec<PathBuf>> {
     let set = glob_set(globs)?;
     let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() {
@@ -32,11 +38,12 @@ pub fn collect(paths: &[PathBuf], globs: &[String]) -> Result<Vec<PathBuf>> {
                 .sort_by_file_name()
                 .into_iter()
                 .filter_entry(|e| {
+                    let name = e.file_name().to_str();
                     e.depth() == 0
-                        || !(e.file_type().is_dir()
-                            && e.file_name()
-                                .to_str()
-                                .is_some_and(|n| SKIP_DIRS.contains(&n)))
+                        || !((e.file_type().is_dir()
+                            && name.is_some_and(|n| SKIP_DIRS.contains(&n)))
+                            || (skip_hidden
+                                && e.file_name().as_encoded_bytes().first() == Some(&b'.')))
                 });
             for entry in walker {
                 let entry = entry.with_context(|| format!("cannot walk `{}`", path.display()))?;
@@ -56,10 +63,21 @@ pub fn collect(paths: &[PathBuf], globs: &[String]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Log files: explicit files as given; directories walked for every regular file (sorted),
-/// skipping hidden directories.
+/// File names taken as logs from directories: what Valgrind logs are usually called
+/// (`--log-file=x.log`, `--xml-file=x.xml`, CI artifacts `*.txt`, `*.out`), plain or
+/// gzip-compressed.
+pub const LOG_GLOBS: [&str; 8] = [
+    "*.log", "*.txt", "*.xml", "*.out", "*.log.gz", "*.txt.gz", "*.xml.gz", "*.out.gz",
+];
+
+/// Log files: explicit paths are always read, whatever their name; directories are walked
+/// (sorted) for files named like logs ([`LOG_GLOBS`]), skipping hidden entries (`.git`,
+/// `.cache`, `.x.log`) and the directories [`collect`] skips. Only the names decide: a
+/// directory of test artifacts holds sources, binaries and archives too, and reading those
+/// as logs would give warnings or nothing.
 pub fn collect_logs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    collect(paths, &["*".to_owned()])
+    let globs: Vec<String> = LOG_GLOBS.iter().map(|g| (*g).to_owned()).collect();
+    walk(paths, &globs, true)
 }
 
 fn glob_set(globs: &[String]) -> Result<GlobSet> {
@@ -113,4 +131,86 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
         .map_err(|e| e.error)
         .with_context(|| format!("cannot replace `{}`", path.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(dir: &Path, rel: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, b"==1== x\n").expect("write");
+    }
+
+    fn names(dir: &Path, found: &[PathBuf]) -> Vec<String> {
+        found
+            .iter()
+            .map(|p| {
+                p.strip_prefix(dir)
+                    .expect("under dir")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn logs_from_directories_by_name_without_hidden_entries() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let d = tmp.path();
+        for f in [
+            "a.log",
+            "b.xml",
+            "c.txt.gz",
+            "sub/d.out",
+            "sub/e.log.gz",
+            // not logs by name
+            "notes.md",
+            "prog.c",
+            "archive.tar.gz",
+            "core",
+            // hidden: never walked into or taken
+            ".hidden.log",
+            ".git/objects/x.log",
+            ".cache/y.xml",
+            "sub/.z.txt",
+            // skipped directories, as for suppression files
+            "target/t.log",
+        ] {
+            touch(d, f);
+        }
+        let found = collect_logs(&[d.to_path_buf()]).expect("walk");
+        assert_eq!(
+            names(d, &found),
+            ["a.log", "b.xml", "c.txt.gz", "sub/d.out", "sub/e.log.gz"]
+        );
+    }
+
+    #[test]
+    fn explicit_log_paths_are_always_read() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let d = tmp.path();
+        touch(d, ".hidden.log");
+        touch(d, "core");
+        touch(d, ".dir/in-hidden.log");
+        let given = [d.join(".hidden.log"), d.join("core"), d.join(".dir")];
+        let found = collect_logs(&given).expect("walk");
+        // A hidden directory given by name is walked (its own name is the user's choice).
+        assert_eq!(
+            names(d, &found),
+            [".hidden.log", "core", ".dir/in-hidden.log"]
+        );
+    }
+
+    #[test]
+    fn suppression_walk_keeps_hidden_files() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let d = tmp.path();
+        touch(d, ".valgrind.supp");
+        touch(d, "x/y.supp");
+        touch(d, ".git/z.supp");
+        let found = collect(&[d.to_path_buf()], &[]).expect("walk");
+        assert_eq!(names(d, &found), [".valgrind.supp", "x/y.supp"]);
+    }
 }

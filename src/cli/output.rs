@@ -2,6 +2,8 @@
 
 use std::io::{IsTerminal as _, Write as _};
 
+use anyhow::Result;
+
 use super::args::{ColorChoice, GlobalArgs};
 
 /// The process's output channels and settings.
@@ -39,11 +41,23 @@ impl Output {
         self.color
     }
 
-    /// Write a result to stdout (ignoring a closed pipe).
-    pub fn stdout(&self, s: &str) {
+    /// Write a result to stdout.
+    ///
+    /// A closed pipe (`vgsupp check | head`) is not an error: the reader has all it
+    /// wanted, so the rest is dropped quietly and the command ends with its own exit code,
+    /// as `match` does. Any other failure (a full disk, `/dev/full`) would leave truncated
+    /// output behind an exit code that says all went well, so it is an error (exit 2).
+    ///
+    /// # Errors
+    /// When stdout cannot be written, other than a closed pipe.
+    pub fn stdout(&self, s: &str) -> Result<()> {
         let mut lock = std::io::stdout().lock();
-        let _ = lock.write_all(s.as_bytes());
-        let _ = lock.flush();
+        match lock.write_all(s.as_bytes()).and_then(|()| lock.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(anyhow::Error::new(e).context("cannot write to stdout"))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// A status message on stderr, unless `-q`.

@@ -153,21 +153,41 @@ pub fn from_reader(
     Ok((format, items))
 }
 
-/// XML when the first non-blank bytes are `<?xml` or `<valgrindoutput`.
+/// XML when the first non-blank bytes are `<?xml` or `<valgrindoutput`, or, in an excerpt
+/// (after a Markdown code fence line, if any), the start of an error: `<error>`, `<unique>`
+/// or `<kind>`.
 fn sniff(reader: &mut dyn BufRead) -> std::io::Result<LogFormat> {
     let buf = reader.fill_buf()?;
-    let start = buf
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(buf.len());
-    let head = &buf[start..];
-    Ok(
-        if head.starts_with(b"<?xml") || head.starts_with(b"<valgrindoutput") {
-            LogFormat::Xml
-        } else {
-            LogFormat::Text
-        },
-    )
+    Ok(if looks_like_xml(buf) {
+        LogFormat::Xml
+    } else {
+        LogFormat::Text
+    })
+}
+
+/// See [`sniff`].
+fn looks_like_xml(buf: &[u8]) -> bool {
+    let mut head = buf.trim_ascii_start();
+    if head.starts_with(b"```") || head.starts_with(b"~~~") {
+        let line_end = head.iter().position(|b| *b == b'\n').unwrap_or(head.len());
+        let fence = &head[..line_end];
+        // `` ```xml `` or a bare fence; a fence with a log line glued to it is text.
+        if fence[3..]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b.is_ascii_whitespace())
+        {
+            head = head[line_end..].trim_ascii_start();
+        }
+    }
+    [
+        &b"<?xml"[..],
+        b"<valgrindoutput",
+        b"<error>",
+        b"<unique>",
+        b"<kind>",
+    ]
+    .iter()
+    .any(|p| head.starts_with(p))
 }
 
 /// Read everything (for tests and small logs).
@@ -177,4 +197,31 @@ fn sniff(reader: &mut dyn BufRead) -> std::io::Result<LogFormat> {
 pub fn read_all(path: &Path) -> Result<(LogFormat, Vec<LogItem>), ReadError> {
     let (format, items) = open(path)?;
     Ok((format, items.collect::<Result<Vec<_>, _>>()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_by_its_first_bytes() {
+        for xml in [
+            &b"<?xml version=\"1.0\"?>\n<valgrindoutput>"[..],
+            b"\n  <valgrindoutput>",
+            b"```\n<kind>Leak_PossiblyLost</kind>",
+            b"```xml\n<error>\n  <unique>0x1</unique>",
+            b"<unique>0x1</unique>",
+        ] {
+            assert!(looks_like_xml(xml), "{}", String::from_utf8_lossy(xml));
+        }
+        for text in [
+            &b"==1== Memcheck, a memory error detector"[..],
+            b"```==60070== Memcheck, a memory error detector\n<kind>",
+            b"```\n==1== <kind>",
+            b"<details><summary>valgrind log</summary>",
+            b"",
+        ] {
+            assert!(!looks_like_xml(text), "{}", String::from_utf8_lossy(text));
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! Reading Valgrind's logs: text and XML, plain or gzip-compressed, detected by content.
 //! Readers stream: memory is bounded by one error, not by the log.
 
+mod bytes;
 pub mod detect;
 #[cfg(unix)]
 pub mod parallel;

@@ -90,12 +90,23 @@ pub struct ErrorRecord {
     pub suppression: Option<GenSuppression>,
     /// XML `<unique>`.
     pub unique: Option<u64>,
-    /// The log ends inside this error (text: no closing `==PID== ` line; XML: no
-    /// `</error>`): frames after the last one read may be missing.
+    /// Frames of the error's own stack may be missing after the last one read: the log
+    /// ended inside the error while that stack was being read (text: no closing `==PID== `
+    /// line; XML: no `</stack>`), or an unrelated line, an `exec`, malformed XML or a new
+    /// `<error>` cut it there, or one of its frame lines was cut short, or (text) frame
+    /// lines followed its blank line. An error cut short after its own stack ended (in an
+    /// aux stack, before its suppression block) is kept with `truncated: false`; a warning
+    /// says where it was cut either way.
     pub truncated: bool,
+    /// The error did not end where Valgrind ends it: the log ended inside it, or an
+    /// unrelated line, an `exec`, malformed XML or a new `<error>` cut it short (whether or
+    /// not its own stack was complete: see `truncated`).
+    pub cut: bool,
     /// Context printed before the error that belongs to it and is never matched: Helgrind's
-    /// and DRD's thread announcements (`---Thread-Announcement---`, `Thread #N was created`)
-    /// and `Lock at 0x… was first observed` paragraphs, each with its stack (possibly empty).
+    /// thread announcements (`---Thread-Announcement---`, `Thread #N was created`; XML
+    /// `<announcethread>`) and `Lock at 0x… was first observed` paragraphs, each with its
+    /// stack (possibly empty) and its text (the `Address … inside data symbol …` line
+    /// after a `\n`). DRD prints none.
     pub context: Vec<AuxStack>,
 }
 
@@ -185,8 +196,9 @@ pub enum LogItem {
         /// The object's path as printed (resolved, absolute).
         path: Vec<u8>,
     },
-    /// `Discarding syms at 0xA-0xB in PATH` (`-v` text logs): an object was unloaded; its
-    /// code occupied `start..end` until then (Valgrind prints one past its last byte).
+    /// `Discarding syms at 0xA-0xB in PATH` (`-v` text logs; `Archiving syms at …` with
+    /// `--keep-debuginfo=yes`): an object was unloaded; its code (text section) occupied
+    /// `start..end` until then.
     ObjectUnloaded {
         /// The process.
         pid: Option<u32>,
@@ -194,12 +206,15 @@ pub enum LogItem {
         path: Vec<u8>,
         /// First address of its code.
         start: u64,
-        /// One past the last byte of its code, as printed.
+        /// The address after its code (Valgrind prints the text section's start plus its
+        /// size: exclusive).
         end: u64,
     },
     /// How often an error context printed earlier occurred: a text log's `N errors in
-    /// context i of C:` entry (`-v`/`-s`), matched to the error it repeats, or an XML
-    /// `<errorcounts>` pair.
+    /// context i of C:` entry (`-v`/`-s`), matched to the error it repeats (by header and
+    /// frame IPs), or an XML `<errorcounts>` pair. Comes after the summary, once per listed
+    /// context; leak contexts are never listed. A forked child also lists the contexts it
+    /// inherited from its parent: those entries give no item (the error is its parent's).
     ContextCount {
         /// The process.
         pid: Option<u32>,
@@ -209,8 +224,10 @@ pub enum LogItem {
         /// ([`ErrorRecord::line`]).
         error_line: u64,
     },
-    /// A process's output is complete (its last summary was read, or the log ended): no
-    /// more items of this PID follow, unless it starts again with a new preamble.
+    /// A process's output is complete: its last summary was read (the second with
+    /// `-s`/`-v`, or the only one when the log says no listing follows), it `exec`ed (a new
+    /// preamble with its PID), or the log ended. No more items of this run follow; a later
+    /// line of the PID starts a new one. Readers release the process's state here.
     ProcessEnd {
         /// The process.
         pid: Option<u32>,

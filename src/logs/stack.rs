@@ -83,6 +83,7 @@ impl Default for Names {
 
 impl Names {
     /// Appends `name`; `Span::NONE` for `None`.
+    #[inline(always)]
     fn put(&mut self, name: Option<&[u8]>) -> Result<Span, StackFull> {
         let Some(name) = name else {
             return Ok(Span::NONE);
@@ -232,6 +233,7 @@ impl<S: Slot> Packed<S> {
     ///
     /// # Errors
     /// [`StackFull`] when its names do not fit; the sequence is then unchanged.
+    #[inline(always)]
     pub fn push(&mut self, frame: S::View<'_>) -> Result<(), StackFull> {
         let before = self.names.bytes.len();
         match S::store(frame, &mut self.names) {
@@ -458,6 +460,7 @@ impl sealed::Sealed for GenSlot {}
 impl Slot for GenSlot {
     type View<'a> = GenFrame<'a>;
 
+    #[inline(always)]
     fn store(f: GenFrame<'_>, names: &mut Names) -> Result<Self, StackFull> {
         let (obj, name) = match f {
             GenFrame::Fun(n) => (false, n),

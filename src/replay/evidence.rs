@@ -84,7 +84,8 @@ pub struct ErrorEvidence {
     pub kind: String,
     /// For a loss record, its leak kind.
     pub leak_kind: Option<LeakKind>,
-    /// The log ends inside the error.
+    /// The error is incomplete in the log: the log ends inside it (or something else cut
+    /// it short), or frames of its stack are missing.
     pub truncated: bool,
     /// Whether Valgrind suppresses it: surely (`Yes`), surely not (`No`), or it depends on
     /// what the log hides (`Unknown`).

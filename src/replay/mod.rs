@@ -278,7 +278,7 @@ impl<'r> LogReplay<'r> {
                 tool,
                 kind: err.kind.clone(),
                 leak_kind: err.leak.map(|l| l.kind),
-                truncated: err.truncated,
+                truncated: err.truncated || err.cut,
                 suppressed: Truth::No,
                 possible: Vec::new(),
                 likely: None,

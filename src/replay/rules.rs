@@ -2,8 +2,6 @@
 //! Valgrind loads it, and one table of every record across tools, so that a record read by
 //! several tools (`Memcheck,Helgrind:…`) is one rule in a report.
 
-use std::collections::BTreeMap;
-
 use crate::matcher::rule::RuleExtra;
 use crate::matcher::{RefusedFile, RuleFile, RuleSet};
 use crate::replay::credit::{KindMask, RuleId};
@@ -124,31 +122,48 @@ impl Rules {
                 )
             }
         });
-        let mut keyed: BTreeMap<(usize, u32), RuleInfo> = BTreeMap::new();
-        for set in sets.iter().flatten() {
-            for r in &set.rules {
-                keyed.entry((r.file, r.record)).or_insert_with(|| RuleInfo {
-                    name: r.name.clone(),
-                    file: r.file,
-                    line: r.line,
-                    record: r.record,
-                    span: r.span,
-                });
+        // Every rule of every tool, by record: sorted, each distinct record gets the next
+        // slot, and each (tool, rule) is told its slot as it goes (no lookup that can miss).
+        let mut all: Vec<((usize, u32), usize, usize)> = Vec::new();
+        for (t, set) in sets.iter().enumerate() {
+            if let Ok(set) = set {
+                all.extend(
+                    set.rules
+                        .iter()
+                        .enumerate()
+                        .map(|(id, r)| ((r.file, r.record), t, id)),
+                );
             }
         }
-        let keys: Vec<(usize, u32)> = keyed.keys().copied().collect();
-        let table: Vec<RuleInfo> = keyed.into_values().collect();
+        all.sort_unstable();
+        let mut table: Vec<RuleInfo> = Vec::new();
+        let mut slots: [Vec<Slot>; 3] = Default::default();
+        for (t, set) in sets.iter().enumerate() {
+            if let Ok(set) = set {
+                slots[t] = vec![0; set.rules.len()];
+            }
+        }
+        let mut last = None;
+        for (key, t, id) in all {
+            if let Ok(set) = &sets[t] {
+                if last != Some(key) {
+                    let r = &set.rules[id];
+                    table.push(RuleInfo {
+                        name: r.name.clone(),
+                        file: r.file,
+                        line: r.line,
+                        record: r.record,
+                        span: r.span,
+                    });
+                    last = Some(key);
+                }
+                slots[t][id] = table.len() - 1;
+            }
+        }
+        let mut slots = slots.into_iter();
         let tools = sets.map(|set| {
+            let slots = slots.next().unwrap_or_default();
             set.map(|set| {
-                let slots = set
-                    .rules
-                    .iter()
-                    .map(|r| {
-                        // Every rule of every set was entered in the table above.
-                        keys.binary_search(&(r.file, r.record))
-                            .unwrap_or(usize::MAX)
-                    })
-                    .collect();
                 let kinds = set
                     .rules
                     .iter()

@@ -669,6 +669,11 @@ fn unlined(items: Vec<LogItem>) -> Vec<LogItem> {
                 message,
             },
             LogItem::Warning { message, .. } => LogItem::Warning { line: 0, message },
+            LogItem::ContextCount { pid, count, .. } => LogItem::ContextCount {
+                pid,
+                count,
+                error_line: 0,
+            },
             other => other,
         })
         .collect()
@@ -687,8 +692,7 @@ fn nested_valgrind() {
     check_complete("nested.log", &r, true, true);
     let inner: Vec<LogItem> = items
         .iter()
-        .filter(|i| !matches!(i, LogItem::Preamble(p) if p.pid == Some(1000)))
-        .filter(|i| !matches!(i, LogItem::Summary(s) if s.pid == Some(1000)))
+        .filter(|i| i.pid() != Some(Some(1000)))
         .cloned()
         .collect();
     assert_eq!(unlined(inner), unlined(read("helgrind-race.log")));
@@ -720,24 +724,51 @@ fn interleaved_processes() {
 
 #[test]
 fn truncated_logs() {
+    // Cut inside the aux stack of `Invalid free() …` (line 158): the error is kept; its own
+    // stack was complete (an aux line followed it), so it is not marked truncated.
     let items = read("truncated.log");
     let r = by_pid(&items);
-    assert_eq!(r.procs[&26542].kinds(), ["Addr4", "Cond", "Param"]);
+    let p = &r.procs[&26542];
+    assert_eq!(p.kinds(), ["Addr4", "Cond", "Param", "Free"]);
+    let cut = &p.errors[3];
+    assert_eq!((cut.line, cut.truncated, cut.stack.len()), (158, false, 2));
+    assert!(p.errors[..3].iter().all(|e| !e.truncated));
+    // One warning, where the log ends (its last line, without `\n`).
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
-    // The cut-off error starts at line 158 (`Invalid free() …`).
-    assert_eq!(r.warnings[0].0, 158);
-    assert!(r.warnings[0].1.contains("incomplete"));
+    assert_eq!(r.warnings[0].0, 162);
+    assert!(
+        r.warnings[0]
+            .1
+            .starts_with("the log ends inside error `Invalid free()")
+    );
 
+    // Cut after a blank line inside Helgrind's lock-order error, then binary junk: the
+    // error is kept (its stack ended at the blank line), with a warning that later parts of
+    // it may be missing.
     let items = read("truncated-garbage.log");
     let r = by_pid(&items);
-    assert_eq!(r.procs[&14030].kinds(), ["Race", "Race"]);
+    let p = &r.procs[&14030];
+    assert_eq!(p.kinds(), ["Race", "Race", "LockOrder"]);
+    assert!(!p.errors[2].truncated);
     assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
     assert!(r.warnings.iter().any(|(_, m)| m.contains("binary data")));
     assert!(
         r.warnings
             .iter()
-            .any(|(l, m)| *l == 61 && m.contains("incomplete"))
+            .any(|(l, m)| *l == 61 && m.contains("later parts of it may be missing"))
     );
+    // Every process of a log ends, once.
+    for items in [read("truncated.log"), read("truncated-garbage.log")] {
+        let ends: Vec<_> = items
+            .iter()
+            .filter(|i| matches!(i, LogItem::ProcessEnd { .. }))
+            .collect();
+        assert_eq!(ends.len(), 1);
+        assert!(matches!(
+            items.last(),
+            Some(LogItem::ProcessEnd { .. }) | Some(LogItem::Warning { .. })
+        ));
+    }
 }
 
 #[test]
@@ -815,4 +846,272 @@ fn large_logs_read_on_several_threads_give_the_same_items() {
     );
     assert!(!one.stdout.is_empty());
     assert_eq!(one.stdout, two.stdout);
+}
+
+/// The `-s`/`-v` listing after the summary: every entry is tied to an error its process
+/// showed earlier, and the occurrences add up to the summary's count (each loss record
+/// counted as an error is one occurrence).
+#[test]
+fn listings_count_the_errors_shown() {
+    for (name, pid, entries) in [
+        ("leaky-ext.txt.gz", 31893, 56),
+        ("helgrind-race.log", 14030, 5),
+        ("helgrind-locks.log", 19576, 3),
+        ("drd-errors.log", 14077, 5),
+        ("memcheck-verbose-fork.log", 26542, 11),
+    ] {
+        let items = read(name);
+        let p = &by_pid(&items).procs[&pid];
+        let counts: Vec<(u64, u64)> = items
+            .iter()
+            .filter_map(|i| match i {
+                LogItem::ContextCount {
+                    pid: Some(p),
+                    count,
+                    error_line,
+                } if *p == pid => Some((*count, *error_line)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(counts.len(), entries, "{name}");
+        for (_, line) in &counts {
+            let e = p.errors.iter().find(|e| e.line == *line);
+            assert!(
+                e.is_some_and(|e| e.leak.is_none()),
+                "{name}: no non-leak error at line {line}"
+            );
+        }
+        let occurrences: u64 = counts.iter().map(|(c, _)| c).sum();
+        assert_eq!(
+            occurrences + p.counted_leaks() as u64,
+            p.summaries[0].errors,
+            "{name}"
+        );
+    }
+    // A forked child lists the contexts it inherited from its parent: only its own one is
+    // counted for it.
+    let items = read("memcheck-verbose-fork.log");
+    let child: Vec<_> = items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i,
+                LogItem::ContextCount {
+                    pid: Some(26544),
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert_eq!(child.len(), 1);
+}
+
+/// Every run of a process ends once, with nothing of it after its end; a run ends after
+/// its last summary when the log says so, else with the log.
+#[test]
+fn every_process_ends_once() {
+    for name in [
+        "leaky-ext.txt.gz",
+        "memcheck-verbose-fork.log",
+        "helgrind-race.log",
+        "helgrind-locks.log",
+        "drd-errors.log",
+        "timestamp-fork.log",
+        "interleaved.log",
+        "nested.log",
+        "060-vulkan-tutorial-complete.log",
+        "061-hyfiss-gpu-sim-verbose.log",
+        "cudart12-libcuda535.txt",
+        "truncated.log",
+    ] {
+        let items = read(name);
+        let mut ended = std::collections::BTreeSet::new();
+        for (n, item) in items.iter().enumerate() {
+            if let LogItem::Preamble(p) = item {
+                ended.remove(&p.pid);
+            }
+            if let Some(pid) = item.pid() {
+                assert!(
+                    !ended.contains(&pid),
+                    "{name}: item {n} after the end of {pid:?}"
+                );
+            }
+            if let LogItem::ProcessEnd { pid } = item {
+                ended.insert(*pid);
+            }
+        }
+        let pids: std::collections::BTreeSet<_> = items.iter().filter_map(LogItem::pid).collect();
+        assert_eq!(ended, pids, "{name}");
+    }
+    // With the `-s` hint, a run ends right after its summary: before the other process's
+    // lines that follow.
+    let items = read("timestamp-fork.log");
+    let ends: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, LogItem::ProcessEnd { .. }))
+        .map(|(n, _)| n)
+        .collect();
+    assert!(matches!(items[ends[0] - 1], LogItem::Summary(_)));
+}
+
+/// `-v` logs: the objects loaded (`Reading syms from`) and unloaded (`Discarding syms`,
+/// `Archiving syms` with `--keep-debuginfo=yes`).
+#[test]
+fn objects_loaded_and_unloaded() {
+    let objects = |name: &str| {
+        let mut loaded = Vec::new();
+        let mut unloaded = Vec::new();
+        for item in read(name) {
+            match item {
+                LogItem::ObjectLoaded { path, .. } => loaded.push(path),
+                LogItem::ObjectUnloaded {
+                    path, start, end, ..
+                } => unloaded.push((path, start, end)),
+                _ => {}
+            }
+        }
+        (loaded, unloaded)
+    };
+    let (loaded, unloaded) = objects("leaky-ext.txt.gz");
+    // 133 `Reading syms` lines, 38 of them reading again an object whose first read
+    // failed (`ELF section outside all mapped regions`): the same load.
+    assert_eq!((loaded.len(), unloaded.len()), (95, 13));
+    // An object is loaded at most once at a time: a second load follows an unload.
+    let mut alive: Vec<&Vec<u8>> = Vec::new();
+    let mut items = read("leaky-ext.txt.gz").into_iter();
+    let mut events = Vec::new();
+    for item in items.by_ref() {
+        match item {
+            LogItem::ObjectLoaded { path, .. } => events.push((true, path)),
+            LogItem::ObjectUnloaded { path, .. } => events.push((false, path)),
+            _ => {}
+        }
+    }
+    for (load, path) in &events {
+        if *load {
+            assert!(!alive.contains(&path), "{}", String::from_utf8_lossy(path));
+            alive.push(path);
+        } else {
+            alive.retain(|p| *p != path);
+        }
+    }
+    assert_eq!(loaded[0], b"/opt/python/3.11.7/bin/python3.11");
+    assert_eq!(
+        unloaded[0],
+        (
+            b"/usr/lib/x86_64-linux-gnu/libffi.so.8.1.2".to_vec(),
+            0x57602e0,
+            0x576591e
+        )
+    );
+    // Every object unloaded was loaded before.
+    assert!(unloaded.iter().all(|(p, ..)| loaded.contains(p)));
+    // libcuda is unloaded: with --keep-debuginfo=yes its symbols are archived instead.
+    for name in [
+        "cudart12-libcuda535.txt",
+        "cudart12-libcuda535-keep-debuginfo.txt",
+    ] {
+        let (loaded, unloaded) = objects(name);
+        let libcuda = |p: &[u8]| p.windows(10).any(|w| w == b"libcuda.so");
+        assert!(loaded.iter().any(|p| libcuda(p)), "{name}");
+        assert!(
+            unloaded.iter().any(|(p, s, e)| libcuda(p) && s < e),
+            "{name}"
+        );
+    }
+}
+
+/// Helgrind's announcements of threads and locks are context of the error that follows,
+/// never errors of their own.
+#[test]
+fn helgrind_announcements_are_context() {
+    let name = "helgrind-locks.log";
+    let r = by_pid(&read(name));
+    check_complete(name, &r, true, true);
+    let p = &r.procs[&19576];
+    assert_eq!(p.kinds(), ["Race", "Race", "LockOrder"]);
+    let context = |e: &ErrorRecord| -> Vec<(String, usize)> {
+        e.context
+            .iter()
+            .map(|c| {
+                (
+                    c.what.lines().next().unwrap_or("").to_owned(),
+                    c.stack.len(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        context(&p.errors[0]),
+        [
+            ("Thread #1 is the program's root thread".to_owned(), 0),
+            ("Thread #2 was created".to_owned(), 6),
+            ("Lock at 0x10C0C0 was first observed".to_owned(), 2),
+            ("Lock at 0x10C080 was first observed".to_owned(), 5),
+        ]
+    );
+    assert_eq!(
+        context(&p.errors[1]),
+        [
+            ("Lock at 0x10C0C0 was first observed".to_owned(), 2),
+            ("Lock at 0x10C080 was first observed".to_owned(), 5),
+        ]
+    );
+    // After the error's header, a lock's first observation is part of the error.
+    assert!(p.errors[2].context.is_empty());
+    assert!(
+        p.errors[2]
+            .aux
+            .iter()
+            .any(|a| a.what.starts_with("Lock at 0x10C080 was first observed"))
+    );
+    // The race-only log: thread announcements only.
+    let r = by_pid(&read("helgrind-race.log"));
+    let race = &r.procs[&14030].errors[0];
+    assert_eq!(
+        context(race),
+        [
+            ("Thread #1 is the program's root thread".to_owned(), 0),
+            ("Thread #2 was created".to_owned(), 6),
+        ]
+    );
+}
+
+/// Excerpts as people paste them into issues (`excerpts.log`: hand-written look-alikes of
+/// the shapes of 63 real ones): the reader finds every error whose header and first frame
+/// are visible, whatever surrounds them.
+#[test]
+fn errors_in_excerpts() {
+    let log = bytes("excerpts.log");
+    let text = String::from_utf8(log).expect("UTF-8");
+    let mut total = 0;
+    let mut excerpts = 0;
+    for part in text.split("#### excerpt ").skip(1) {
+        let (head, body) = part.split_once('\n').expect("a separator line");
+        let mut fields = head.split_whitespace();
+        let id = fields.next().expect("an id");
+        let want: usize = fields
+            .next()
+            .and_then(|f| f.strip_prefix("errors="))
+            .and_then(|n| n.parse().ok())
+            .expect("errors=N");
+        // The last one is read with CRLF line ends.
+        let body = if head.contains("CRLF") {
+            body.replace('\n', "\r\n")
+        } else {
+            body.to_owned()
+        };
+        let reader: Box<dyn BufRead> = Box::new(std::io::Cursor::new(body.into_bytes()));
+        let (_, items) = vgsupp::logs::detect::from_reader(reader, id).expect("read");
+        let items: Vec<LogItem> = items.map(|i| i.expect("in memory")).collect();
+        let errors: Vec<&ErrorRecord> = items.iter().filter_map(LogItem::as_error).collect();
+        assert_eq!(errors.len(), want, "excerpt {id}: {errors:#?}");
+        for e in &errors {
+            assert!(!e.kind.is_empty() && !e.stack.is_empty(), "excerpt {id}");
+        }
+        total += errors.len();
+        excerpts += 1;
+    }
+    assert_eq!((excerpts, total), (41, 42));
 }

@@ -22,7 +22,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::common::{repo, valgrind_available};
-use crate::match_differential::{Tallies, compare_program, disagreements, report};
+use crate::match_differential::{Tallies, compare_program, disagreements, per_log, report};
 
 const PROGRAMS: [&str; 3] = ["basic", "libuse", "cxx"];
 
@@ -171,6 +171,8 @@ fn compare_with_recorded(
     for (file, skip) in [
         ("baseline.xml", (|_| false) as fn(&str) -> bool),
         ("baseline.txt", is_pid_line),
+        ("baseline-demangled.xml", |_| false),
+        ("baseline-nogen.txt", is_pid_line),
     ] {
         if let Some(d) = first_difference(&read(&rec.join(file)), &read(&now.join(file)), skip) {
             problems.push(context(format!(
@@ -275,16 +277,12 @@ fn matcher_agrees_with_live_valgrind() {
     for n in &notes {
         say(&format!("note: {n}"));
     }
-    let pairs = tallies.values().map(|t| t.total()).max().unwrap_or(0);
-    let per_log: Vec<String> = tallies
+    let sums = per_log(&tallies);
+    let pairs = sums.values().map(|s| s.0 + s.1 + s.2).max().unwrap_or(0);
+    let per_log: Vec<String> = sums
         .iter()
-        .map(|(label, t)| {
-            format!(
-                "{label} {} agree / {} undecided / {} disagree",
-                t.agree,
-                t.undecided,
-                t.disagree.len()
-            )
+        .map(|(label, (agree, undecided, disagree))| {
+            format!("{label} {agree} agree / {undecided} undecided / {disagree} disagree")
         })
         .collect();
     say(&format!(

@@ -170,7 +170,49 @@ fn refused_suppression_file_exits_2() {
         .arg(&log)
         .assert()
         .code(2)
+        .stdout("")
         .stderr(predicates::str::contains("bad.supp:4"));
+}
+
+/// A file Valgrind loads but crashes on (a FishyValue rule without its `F(A)` line, VS114)
+/// stops the run before any output; `--keep-going` replays it with a warning, skipping
+/// nothing Valgrind would have loaded.
+#[test]
+fn a_file_valgrind_crashes_on_stops_the_run_unless_keep_going() {
+    let log = repo("tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt");
+    let dir = tempfile::tempdir().expect("tmp");
+    let supp = dir.path().join("fishy.supp");
+    std::fs::write(
+        &supp,
+        "{\n   fishy\n   Memcheck:FishyValue\n   fun:malloc\n}\n{\n   calloc-leaks\n   Memcheck:Leak\n   fun:calloc\n}\n",
+    )
+    .expect("write");
+    vgsupp()
+        .args(["match", "-s"])
+        .arg(&supp)
+        .arg(&log)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("fishy.supp:3"))
+        .stderr(predicates::str::contains("VS114"))
+        .stderr(predicates::str::contains("--keep-going"));
+    let out = vgsupp()
+        .args(["match", "--keep-going", "--format", "json", "-s"])
+        .arg(&supp)
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: "));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rules = v["rules"].as_array().expect("rules");
+    assert_eq!(
+        rules.len(),
+        2,
+        "both records are loaded, as Valgrind loads them"
+    );
+    assert!(rules[1]["hits"].as_u64().expect("hits") > 0, "{rules:?}");
 }
 
 /// default.supp is loaded last, so its rules are searched first and shadow user rules (DS1).
@@ -429,4 +471,91 @@ fn a_missing_log_fails_before_any_output() {
         .code(2)
         .stdout("")
         .stderr(predicates::str::contains("no-such.log"));
+}
+
+/// A directory is walked for files named like logs, skipping hidden entries; a file given
+/// by name is read whatever its name. The copies here have the same content, so only the
+/// names decide.
+#[test]
+fn directories_give_logs_by_name_and_skip_hidden_entries() {
+    let log = std::fs::read(repo(
+        "tests/data/logs/text/cudart12-libcuda535-keep-debuginfo.txt",
+    ))
+    .expect("log");
+    let dir = tempfile::tempdir().expect("tmp");
+    let d = dir.path();
+    for rel in [
+        "run.log",
+        "notes.md",
+        ".hidden.log",
+        ".git/x.log",
+        "sub/ci.out",
+    ] {
+        let p = d.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, &log).expect("write");
+    }
+    let logs_of = |args: &[&Path]| -> Vec<String> {
+        let v = run_json(&repo("examples/torch-extension/cuda-torch.supp"), args);
+        let mut logs: Vec<String> = v["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .map(|e| e["log"].as_str().expect("log").to_owned())
+            .collect();
+        logs.dedup();
+        logs
+    };
+    let shown = |rel: &str| d.join(rel).display().to_string();
+    assert_eq!(logs_of(&[d]), [shown("run.log"), shown("sub/ci.out")]);
+    assert_eq!(
+        logs_of(&[&d.join("notes.md"), &d.join(".hidden.log")]),
+        [shown("notes.md"), shown(".hidden.log")]
+    );
+}
+
+/// The progress line: on a terminal (here a pseudo-terminal from `script`) once the run is
+/// due, never with `-q`, never when stderr is not a terminal.
+#[test]
+fn progress_only_on_a_terminal() {
+    let bin = assert_cmd::cargo::cargo_bin("vgsupp");
+    let log = repo("tests/data/logs/text/cudart12-libcuda535.txt");
+    let supp = repo("examples/torch-extension/cuda-torch.supp");
+    let command = |quiet: &str| {
+        format!(
+            "{} match {quiet} -s {} {} >/dev/null",
+            bin.display(),
+            supp.display(),
+            log.display()
+        )
+    };
+    let on_tty = |quiet: &str| -> Option<String> {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &command(quiet), "/dev/null"])
+            .env("VGSUPP_PROGRESS_AFTER_MS", "0")
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    match on_tty("") {
+        Some(seen) => {
+            assert!(seen.contains("replaying"), "{seen}");
+            let quiet = on_tty("-q").expect("runs");
+            assert!(!quiet.contains("replaying"), "{quiet}");
+        }
+        None => eprintln!(
+            "progress_only_on_a_terminal: `script` is not available; terminal part skipped"
+        ),
+    }
+    let piped = vgsupp()
+        .env("VGSUPP_PROGRESS_AFTER_MS", "0")
+        .args(["match", "-s"])
+        .arg(&supp)
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(piped.status.success());
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("replaying"));
 }

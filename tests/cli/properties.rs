@@ -9,7 +9,11 @@
 use std::path::Path;
 
 use proptest::prelude::*;
+use proptest::strategy::ValueTree as _;
 use proptest::test_runner::TestCaseError;
+use vgsupp::matcher::input::{ErrorKind, InputFrame, Known, SrcInfo};
+use vgsupp::matcher::{MatchInput, RuleFile, RuleSet, Truth};
+use vgsupp::supp::model::LeakKind;
 use vgsupp::supp::{self, LoadOptions, Tool, Version};
 
 #[allow(dead_code)]
@@ -453,6 +457,387 @@ proptest! {
     ) {
         prop(checks::check_loader(&src, opts))?;
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The rule index: `RuleSet::candidates` must return every rule that a brute-force scan
+// (`rule_matches` over all rules) says matches or may match. Rules are built from the
+// pattern shapes the index keys on (literals, prefix `*`, `?`, inner `*`, obj globs like
+// `*/libfoo.so*`, `src:`, leading and inner `...`) over a small vocabulary, so that they
+// often match the generated inputs; inputs have facts the log did not show
+// (`Known::Unknown`) and may be open-ended.
+
+const FUNS: &[&str] = &[
+    "malloc",
+    "calloc",
+    "foo",
+    "foo_bar",
+    "fob",
+    "_ZN3foo3barEv",
+    "main",
+    "(below main)",
+    "???",
+    "operator new(unsigned long)",
+    "_Znwm",
+    "_ZNK2ns3Box3getEi",
+    "_Z3fooi",
+];
+
+/// Names as a log without gen blocks shows them (demangled), some of which FUNS mangles.
+const SHOWN: &[&str] = &[
+    "foo::bar()",
+    "operator new(unsigned long)",
+    "ns::Box::get(int) const",
+    "foo(int)",
+    "foo(int) [clone .isra.0]",
+    "void f<int>(int)",
+    "ns::Box::Box(int)",
+];
+
+const OBJS: &[&str] = &[
+    "/usr/lib/libfoo.so.1.2",
+    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    "/opt/app/bin/app",
+    "/usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so",
+    "/opt/lib/libfoo.so",
+    "???",
+];
+
+/// A glob derived from `name`: the literal, a literal prefix then `*`, `*` then a suffix,
+/// an inner `*`, a `?` for one character, or `*` alone.
+fn glob_of(pool: &'static [&'static str]) -> impl Strategy<Value = String> {
+    (prop::sample::select(pool), 0_usize..6, 0_usize..8).prop_map(|(name, shape, at)| {
+        let n = name.len();
+        let k = at.min(n);
+        match shape {
+            0 | 1 => name.to_owned(),
+            2 => format!("{}*", &name[..k]),
+            3 => format!("*{}", &name[k..]),
+            4 if n >= 2 => format!("{}*{}", &name[..k.min(n - 1)], &name[n - 1..]),
+            5 if k < n => format!("{}?{}", &name[..k], &name[k + 1..]),
+            _ => "*".to_owned(),
+        }
+    })
+}
+
+fn index_frame() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => glob_of(FUNS).prop_map(|g| format!("fun:{g}")),
+        3 => glob_of(OBJS).prop_map(|g| format!("obj:{g}")),
+        2 => prop::sample::select(vec![
+            "*/libfoo.so*", "*/lib*/lib*.so.*", "/usr/*", "*libc*", "*/app", "/opt/*/lib*",
+            "*vgpreload*", "*/opt*", "*/usr/lib*", "*/bin/*",
+        ])
+        .prop_map(|g| format!("obj:{g}")),
+        1 => prop::sample::select(vec![
+            "foo.c", "foo.c:12", "*.c", "*", "bar.cc:7", "f??.c", "vg_replace_malloc.c",
+        ])
+        .prop_map(|g| format!("src:{g}")),
+        3 => Just("...".to_owned()),
+    ]
+}
+
+/// One record: a kind line (Memcheck or Helgrind), its extra line, 1 to 10 frames
+/// (at least one that is not `...`, else Valgrind refuses the file).
+fn index_rule() -> impl Strategy<Value = String> {
+    let kinds = prop::sample::select(vec![
+        ("Memcheck:Addr4", None),
+        ("Memcheck:Leak", None),
+        ("Memcheck:Leak", Some("match-leak-kinds: definite,possible")),
+        ("Memcheck:Cond", None),
+        ("Memcheck:Value0", None),
+        ("Memcheck:Param", Some("write(buf)")),
+        ("Memcheck:CoreMem", None),
+        ("Memcheck:BadSize", None),
+        ("Memcheck:UnsafeZeroSize", None),
+        ("Helgrind:Race", None),
+        ("drd,Helgrind:Race", None),
+    ]);
+    (kinds, prop::collection::vec(index_frame(), 1..11)).prop_map(|((kind, extra), mut frames)| {
+        if frames.iter().all(|f| f == "...") {
+            frames.push("fun:malloc".to_owned());
+        }
+        // After a kind line, a `src:` line is not a location (§1.4): Valgrind would read it
+        // as the record's extra line.
+        if frames[0].starts_with("src:") {
+            frames.insert(0, "...".to_owned());
+        }
+        let mut r = format!("{{\n   rule\n   {kind}\n");
+        if let Some(x) = extra {
+            r.push_str(&format!("   {x}\n"));
+        }
+        for f in frames {
+            r.push_str(&format!("   {f}\n"));
+        }
+        r.push_str("}\n");
+        r
+    })
+}
+
+fn known<T: std::fmt::Debug + Clone>(
+    s: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Known<T>> {
+    prop_oneof![4 => s.prop_map(Known::Yes), 1 => Just(Known::Unknown)]
+}
+
+fn input_frame() -> impl Strategy<Value = InputFrame> {
+    let fun = prop_oneof![
+        4 => prop::sample::select(FUNS).prop_map(|s| s.as_bytes().to_vec()),
+        1 => "[a-z_]{1,6}".prop_map(String::into_bytes),
+    ];
+    let obj = prop_oneof![
+        4 => prop::sample::select(OBJS).prop_map(|s| s.as_bytes().to_vec()),
+        1 => "/[a-z]{1,3}/lib[a-z]{1,3}\\.so(\\.[0-9])?".prop_map(String::into_bytes),
+    ];
+    let src = prop_oneof![
+        3 => (prop::sample::select(vec!["foo.c", "bar.cc", "fox.c"]), 1_u32..20)
+            .prop_map(|(f, l)| SrcInfo::At(f.as_bytes().to_vec(), l)),
+        1 => Just(SrcInfo::None),
+    ];
+    // A demangled display (only its mangled forms are matched), or a closed set of objects.
+    let fun = prop_oneof![
+        4 => known(fun),
+        1 => (prop::sample::select(SHOWN), prop::bool::ANY).prop_map(|(s, maybe_inlined)| {
+            Known::Demangled {
+                shown: s.as_bytes().to_vec(),
+                maybe_inlined,
+            }
+        }),
+    ];
+    let obj = prop_oneof![
+        4 => known(obj),
+        1 => prop::sample::subsequence(OBJS, 2..=3).prop_map(|set| {
+            let mut v: Vec<Vec<u8>> = set.iter().map(|o| o.as_bytes().to_vec()).collect();
+            v.sort();
+            Known::OneOf(v.into())
+        }),
+    ];
+    (fun, obj, known(src)).prop_map(|(fun, obj, src)| InputFrame { fun, obj, src })
+}
+
+fn match_input() -> impl Strategy<Value = MatchInput> {
+    let kind = prop::sample::select(vec![
+        "Addr4",
+        "Leak",
+        "Cond",
+        "Param",
+        "CoreMem",
+        "BadSize",
+        "UnsafeZeroSize",
+        "Race",
+    ]);
+    (
+        kind,
+        prop::sample::select(LeakKind::ALL.to_vec()),
+        prop::bool::ANY,
+        prop::collection::vec((input_frame(), 0_u8..4), 0..12),
+        prop::bool::ANY,
+    )
+        .prop_map(|(kind, leak, param_ok, frames, open_ended)| MatchInput {
+            kind: ErrorKind {
+                kind: kind.to_owned(),
+                leak: (kind == "Leak").then_some(leak),
+                param: (kind == "Param").then(|| {
+                    if param_ok {
+                        b"write(buf)".to_vec()
+                    } else {
+                        b"read(buf)".to_vec()
+                    }
+                }),
+                fishy: None,
+            },
+            frames: repeat_neighbours(frames),
+            open_ended,
+            ..MatchInput::default()
+        })
+}
+
+/// Real stacks repeat a neighbour's function (recursion) or object (a library's frames
+/// in a row): a frame whose tag is 0 takes the previous frame's function, 1 its object.
+fn repeat_neighbours(tagged: Vec<(InputFrame, u8)>) -> Vec<InputFrame> {
+    let mut out: Vec<InputFrame> = Vec::with_capacity(tagged.len());
+    for (mut f, tag) in tagged {
+        if let Some(prev) = out.last() {
+            match tag {
+                0 => f.fun = prev.fun.clone(),
+                1 => f.obj = prev.obj.clone(),
+                _ => {}
+            }
+        }
+        out.push(f);
+    }
+    out
+}
+
+/// A record built from `input` itself, so that rules often match or may match: its kind,
+/// then for each of its frames (as many as `choices` says, one past the end when there
+/// are more choices than frames) a literal, a glob or `...` taken from that frame. A fact
+/// the input does not show gives a literal from the pools.
+fn derived_rule(input: &MatchInput, choices: &[u8]) -> String {
+    let (kind, extra) = match input.kind.kind.as_str() {
+        "Leak" => ("Memcheck:Leak", None),
+        "Cond" => ("Memcheck:Value0", None),
+        "Param" => ("Memcheck:Param", Some("write(buf)")),
+        "Race" => ("Helgrind:Race", None),
+        "CoreMem" => ("Memcheck:CoreMem", None),
+        "BadSize" => ("Memcheck:BadSize", None),
+        "UnsafeZeroSize" => ("Memcheck:UnsafeZeroSize", None),
+        _ => ("Memcheck:Addr4", None),
+    };
+    let text = |k: &Known<Vec<u8>>, or: &str| match k {
+        Known::Yes(b) => String::from_utf8_lossy(b).into_owned(),
+        Known::OneOf(set) => set.first().map_or_else(
+            || or.to_owned(),
+            |b| String::from_utf8_lossy(b).into_owned(),
+        ),
+        Known::Demangled { .. } | Known::Unknown => or.to_owned(),
+    };
+    let mut frames = Vec::new();
+    for (i, &c) in choices.iter().enumerate() {
+        let Some(f) = input.frames.get(i) else {
+            frames.push("fun:*".to_owned());
+            break;
+        };
+        let fun = text(&f.fun, "foo");
+        let obj = text(&f.obj, "/opt/lib/libfoo.so");
+        // Any component of the path: `*/NAME*` globs are keyed on the component they
+        // start, which need not be the last.
+        let parts: Vec<&str> = obj.split('/').filter(|p| !p.is_empty()).collect();
+        let part = parts
+            .get(usize::from(c / 8) % parts.len().max(1))
+            .copied()
+            .unwrap_or("");
+        frames.push(match c % 8 {
+            0 => format!("fun:{fun}"),
+            1 => format!("obj:{obj}"),
+            2 => format!("fun:{}*", &fun[..fun.len().min(2)]),
+            3 => format!("obj:*/{}*", &part[..part.len().min(4)]),
+            4 => "...".to_owned(),
+            5 => match &f.src {
+                Known::Yes(SrcInfo::At(file, line)) => {
+                    format!("src:{}:{line}", String::from_utf8_lossy(file))
+                }
+                _ => "src:foo.c".to_owned(),
+            },
+            6 => "fun:*".to_owned(),
+            _ => "obj:*".to_owned(),
+        });
+    }
+    if frames.iter().all(|f| f == "...") {
+        frames.push("fun:*".to_owned());
+    }
+    if frames[0].starts_with("src:") {
+        frames.insert(0, "...".to_owned());
+    }
+    let mut r = format!("{{\n   derived\n   {kind}\n");
+    if let Some(x) = extra {
+        r.push_str(&format!("   {x}\n"));
+    }
+    for f in frames {
+        r.push_str(&format!("   {f}\n"));
+    }
+    r.push_str("}\n");
+    r
+}
+
+/// Inputs, and rules: random ones plus two derived from each input.
+fn index_case() -> impl Strategy<Value = (Vec<String>, Vec<MatchInput>)> {
+    (
+        prop::collection::vec(index_rule(), 0..8),
+        prop::collection::vec(
+            (
+                match_input(),
+                prop::collection::vec(prop::collection::vec(0_u8..64, 1..6), 2),
+            ),
+            1..4,
+        ),
+    )
+        .prop_map(|(mut rules, derived)| {
+            let mut inputs = Vec::new();
+            for (input, choices) in derived {
+                for c in &choices {
+                    rules.push(derived_rule(&input, c));
+                }
+                inputs.push(input);
+            }
+            (rules, inputs)
+        })
+}
+
+fn index_set(rules: &[String]) -> RuleSet {
+    RuleSet::load(
+        vec![RuleFile {
+            path: "gen.supp".to_owned(),
+            source: rules.concat().into_bytes(),
+        }],
+        &[Tool::Memcheck, Tool::Helgrind],
+        // 3.27: `BadSize` and its new name `UnsafeZeroSize` are both kinds there.
+        Version::default(),
+        12,
+    )
+    .expect("generated rules are valid")
+}
+
+/// Rules of `tool` that the brute-force scan says match or may match, and that the index
+/// did not return.
+fn missed_by_index(set: &RuleSet, tool: Tool, input: &MatchInput) -> Vec<u32> {
+    let candidates: std::collections::BTreeSet<u32> =
+        set.candidates(tool, input).into_iter().collect();
+    (0..u32::try_from(set.rules.len()).expect("few rules"))
+        .filter(|&id| set.rules[id as usize].tool == tool)
+        .filter(|&id| set.rule_matches(id, input) != Truth::No)
+        .filter(|id| !candidates.contains(id))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The index never hides a rule that matches or may match.
+    #[test]
+    fn rule_index_returns_every_match((rules, inputs) in index_case()) {
+        let set = index_set(&rules);
+        for input in &inputs {
+            for tool in [Tool::Memcheck, Tool::Helgrind] {
+                let missed = missed_by_index(&set, tool, input);
+                prop_assert!(
+                    missed.is_empty(),
+                    "{tool:?}: rules {missed:?} match or may match but are not candidates\n{}\n{input:#?}",
+                    rules.concat()
+                );
+            }
+        }
+    }
+}
+
+/// The property above is not vacuous: the generated rules often match the generated
+/// inputs, some only maybe, and the index does narrow them.
+#[test]
+fn rule_index_property_sees_matches() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = index_case();
+    let (mut cases, mut matched, mut unknown, mut narrowed) = (0, 0, 0, 0);
+    for _ in 0..400 {
+        let (rules, inputs) = strategy.new_tree(&mut runner).expect("value").current();
+        let set = index_set(&rules);
+        let input = &inputs[0];
+        let verdicts: Vec<Truth> = (0..set.rules.len())
+            .filter(|&i| set.rules[i].tool == Tool::Memcheck)
+            .map(|i| set.rule_matches(u32::try_from(i).expect("few"), input))
+            .collect();
+        cases += 1;
+        matched += usize::from(verdicts.contains(&Truth::Yes));
+        unknown += usize::from(verdicts.contains(&Truth::Unknown));
+        narrowed += usize::from(set.candidates(Tool::Memcheck, input).len() < verdicts.len());
+        assert!(missed_by_index(&set, Tool::Memcheck, input).is_empty());
+    }
+    eprintln!(
+        "{cases} cases: {matched} with a match, {unknown} with an undecided one, {narrowed} narrowed"
+    );
+    assert!(
+        matched * 4 >= cases && unknown * 4 >= cases && narrowed * 4 >= cases,
+        "{cases} cases: {matched} with a match, {unknown} with an undecided one, {narrowed} narrowed"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

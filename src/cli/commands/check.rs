@@ -15,7 +15,7 @@ pub fn run(args: &CheckArgs, out: &Output) -> Result<Exit> {
     if let Some(code) = &args.explain {
         let rule = registry::lookup(code)
             .ok_or_else(|| anyhow!("unknown rule `{code}` (see docs/rules/)"))?;
-        out.stdout(&registry::render_doc(rule));
+        out.stdout(&registry::render_doc(rule))?;
         return Ok(Exit::Clean);
     }
     let version: Version = args.valgrind.parse().context("invalid --valgrind")?;
@@ -43,7 +43,8 @@ pub fn run(args: &CheckArgs, out: &Output) -> Result<Exit> {
         report.files += 1;
         report.rules += checked.file.records().count();
         report.diagnostics.extend(checked.diagnostics);
-        if args.format == OutputFormat::Human {
+        // Human output quotes the lines; SARIF counts columns in UTF-16 units of them.
+        if matches!(args.format, OutputFormat::Human | OutputFormat::Sarif) {
             report.sources.insert(name, checked.file.source);
         }
     }
@@ -53,7 +54,7 @@ pub fn run(args: &CheckArgs, out: &Output) -> Result<Exit> {
         OutputFormat::Sarif => Format::Sarif,
         OutputFormat::Github => Format::Github,
     };
-    out.stdout(&render::render(&report, format, out.color()));
+    out.stdout(&render::render(&report, format, out.color()))?;
     let failing =
         report.count(Severity::Error) > 0 || (args.strict && report.count(Severity::Warning) > 0);
     Ok(if failing { Exit::Findings } else { Exit::Clean })

@@ -25,7 +25,7 @@ pub fn run(args: &FmtArgs, out: &Output) -> Result<Exit> {
             files::write_atomic(path, &formatted)?;
             out.status(&format!("formatted {name}"));
         } else {
-            out.stdout(&unified_diff(&name, &source, &formatted));
+            out.stdout(&unified_diff(&name, &source, &formatted))?;
             if args.check {
                 out.status(&format!("would reformat {name}"));
             }

@@ -20,7 +20,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "vgsupp", &mut buf);
-            out.stdout(&String::from_utf8_lossy(&buf));
+            out.stdout(&String::from_utf8_lossy(&buf))?;
             Ok(Exit::Clean)
         }
     }

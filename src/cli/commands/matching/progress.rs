@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// How long a run goes before the bar appears.
+/// How long a run goes before the bar appears, unless `VGSUPP_PROGRESS_AFTER_MS` says.
 const DELAY: Duration = Duration::from_secs(1);
 /// Errors a worker counts before telling the bar.
 pub(super) const BATCH: u64 = 4096;
@@ -15,6 +15,7 @@ pub(super) const BATCH: u64 = 4096;
 pub(super) struct Progress {
     bar: Option<ProgressBar>,
     start: Instant,
+    delay: Duration,
     shown: AtomicBool,
     logs: u64,
     logs_done: AtomicU64,
@@ -33,9 +34,15 @@ impl Progress {
             );
             bar
         });
+        // Tests (and the impatient) can have the bar at once.
+        let delay = std::env::var("VGSUPP_PROGRESS_AFTER_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(DELAY, Duration::from_millis);
         let p = Self {
             bar,
             start: Instant::now(),
+            delay,
             shown: AtomicBool::new(false),
             logs: logs as u64,
             logs_done: AtomicU64::new(0),
@@ -72,7 +79,7 @@ impl Progress {
 
     fn show_when_due(&self, bar: &ProgressBar) {
         if !self.shown.load(Ordering::Relaxed)
-            && self.start.elapsed() >= DELAY
+            && self.start.elapsed() >= self.delay
             && !self.shown.swap(true, Ordering::Relaxed)
         {
             bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));

@@ -33,3 +33,7 @@ valgrind --tool=helgrind --xml=yes --xml-file=helgrind.xml --gen-suppressions=al
 # -> helgrind-3.19-race.xml
 valgrind --tool=drd --xml=yes --xml-file=drd.xml --gen-suppressions=all ./race
 # -> drd-3.19-race.xml
+
+gcc -g -O0 -pthread -o locks "$here/locks.c"
+valgrind --tool=helgrind --xml=yes --xml-file=helgrind-locks.xml --gen-suppressions=all ./locks
+# -> helgrind-3.19-locks.xml

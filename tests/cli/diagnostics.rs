@@ -1,0 +1,246 @@
+//! The human output of `vgsupp check` for every diagnostic code: one minimal input per code
+//! in `src/lint/registry.rs`, snapshotted per family (`VS1xx`, `VS2xx`, `VS9xx`). Adding a
+//! code to the registry without a case here fails `every_code_has_a_case`.
+
+use std::collections::BTreeSet;
+
+use vgsupp::lint::registry::RULES;
+
+use crate::common::vgsupp;
+
+/// One input that triggers `code`: `check`'s arguments before the file, and the file.
+struct Case {
+    code: &'static str,
+    args: &'static [&'static str],
+    source: String,
+}
+
+fn case(code: &'static str, args: &'static [&'static str], source: &str) -> Case {
+    Case {
+        code,
+        args,
+        source: source.to_owned(),
+    }
+}
+
+/// A record with `n` frame lines.
+fn with_frames(n: usize) -> String {
+    format!("{{\n   r\n   Memcheck:Cond\n{}}}\n", "   fun:f\n".repeat(n))
+}
+
+fn cases() -> Vec<Case> {
+    let style = &["--no-style"][..];
+    vec![
+        case(
+            "VS101",
+            style,
+            "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\nstray\n",
+        ),
+        case("VS102", style, "{\n}\n"),
+        case("VS103", style, "{\n   my-rule\n"),
+        case("VS104", style, "{\n   my-rule\n   Memcheck\n   fun:f\n}\n"),
+        case(
+            "VS105",
+            &["--no-style", "--valgrind", "3.23"],
+            "{\n   fd\n   CoreError:FdLeak\n   fun:open\n}\n",
+        ),
+        case(
+            "VS106",
+            style,
+            "{\n   r\n   Memcheck,Helgrind:Addr4\n   fun:f\n}\n",
+        ),
+        case(
+            "VS107",
+            &["--no-style", "--tool", "memcheck"],
+            "{\n   r\n   Helgrind:Race\n   fun:f\n",
+        ),
+        case(
+            "VS108",
+            style,
+            "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: definite, possible\n   fun:malloc\n}\n",
+        ),
+        case("VS109", style, "{\n   r\n   Memcheck:Cond\n   fun:f\n"),
+        case("VS110", style, "{\n   r\n   Memcheck:Cond\n}\n"),
+        Case {
+            code: "VS111",
+            args: &["--no-style", "--num-callers", "500"],
+            source: with_frames(501),
+        },
+        case(
+            "VS112",
+            style,
+            "{\n   r\n   Memcheck:Cond\n   fun:f\n   at: g\n}\n",
+        ),
+        case("VS113", style, "{\n   r\n   Memcheck:Cond\n   ...\n}\n"),
+        case(
+            "VS114",
+            style,
+            "{\n   r\n   Memcheck:FishyValue\n   fun:malloc\n}\n",
+        ),
+        case(
+            "VS115",
+            style,
+            "{\n   r\n   Helgrind:FreeMemLock\n   fun:f\n}\n",
+        ),
+        Case {
+            code: "VS116",
+            args: style,
+            source: format!(
+                "{{\n   r\n   Memcheck:Cond\n   fun:{}\n}}\n",
+                "f".repeat(51_200)
+            ),
+        },
+        case(
+            "VS201",
+            style,
+            "{\n   r\n   memcheck:Leak\n   fun:malloc\n}\n",
+        ),
+        case(
+            "VS202",
+            style,
+            "{\n   r\n   MemcheckX,Memcheck:Leak\n   fun:malloc\n}\n",
+        ),
+        case("VS203", style, "{\n   Memcheck:Leak\n   fun:malloc\n}\n"),
+        case(
+            "VS204",
+            style,
+            "{\n   r\n   Memcheck:Leak\n   fun: malloc\n}\n",
+        ),
+        case(
+            "VS205",
+            style,
+            "{\n   r\n   Memcheck:Leak\n   fun:malloc # from libfoo\n}\n",
+        ),
+        case(
+            "VS206",
+            style,
+            "{\n   r\n   Memcheck:Leak\n   obj:libcuda.so.1\n}\n",
+        ),
+        case(
+            "VS207",
+            style,
+            "{\n   r\n   Memcheck:Param\n   write(*)\n   fun:write\n}\n",
+        ),
+        case(
+            "VS208",
+            style,
+            "{\n   r\n   Memcheck:CoreMem\n   fun:f\n}\n",
+        ),
+        case(
+            "VS209",
+            style,
+            "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: none\n   fun:malloc\n}\n",
+        ),
+        case(
+            "VS210",
+            &["--no-style", "--valgrind", "3.22"],
+            "{\n   fd\n   CoreError:FdNotClosed\n   fun:open\n}\n",
+        ),
+        case(
+            "VS211",
+            style,
+            "{\n   r\n   Memcheck:Addr4\n   fun:ns::Box::get(int) const\n}\n",
+        ),
+        case(
+            "VS212",
+            style,
+            "{\n   r\n   Memcheck:Cond\n   src:/home/dev/ext/leaky_ext.cpp:11\n}\n",
+        ),
+        Case {
+            code: "VS213",
+            args: style,
+            source: with_frames(13),
+        },
+        case(
+            "VS901",
+            &[],
+            "  {\n  r\n  Memcheck:Leak\n  fun:malloc\n  }\n",
+        ),
+    ]
+}
+
+#[test]
+fn every_code_has_a_case() {
+    let registered: BTreeSet<&str> = RULES.iter().map(|r| r.code).collect();
+    let covered: BTreeSet<&str> = cases().iter().map(|c| c.code).collect();
+    assert_eq!(
+        cases().len(),
+        covered.len(),
+        "a code has two cases in tests/cli/diagnostics.rs"
+    );
+    assert_eq!(
+        registered, covered,
+        "every code in src/lint/registry.rs needs a case in tests/cli/diagnostics.rs (and only those)"
+    );
+}
+
+/// The input as shown in a snapshot: long inputs are summarised.
+fn shown(source: &str) -> String {
+    if source.len() <= 400 {
+        return source.to_owned();
+    }
+    let head: String = source.chars().take(60).collect();
+    format!(
+        "{head}… ({} bytes, {} lines)\n",
+        source.len(),
+        source.lines().count()
+    )
+}
+
+/// `vgsupp check` on each case of one family, as one text: the input, the exit code and
+/// the human output. Panics when a case does not report its own code.
+fn family(prefix: &str) -> String {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut out = String::new();
+    for c in cases().iter().filter(|c| c.code.starts_with(prefix)) {
+        std::fs::write(dir.path().join("case.supp"), &c.source).expect("write");
+        let run = vgsupp()
+            .current_dir(dir.path())
+            .args(["--color", "never", "check"])
+            .args(c.args)
+            .arg("case.supp")
+            .output()
+            .expect("run");
+        let stdout = String::from_utf8(run.stdout).expect("utf-8");
+        assert!(
+            stdout.contains(&format!("[{}]", c.code)),
+            "{}: not reported:\n{stdout}",
+            c.code
+        );
+        out.push_str(&format!(
+            "===== {} · vgsupp check {}case.supp · exit {}\n{}----- output\n{stdout}\n",
+            c.code,
+            c.args.iter().map(|a| format!("{a} ")).collect::<String>(),
+            run.status.code().unwrap_or(-1),
+            shown(&c.source),
+        ));
+    }
+    out
+}
+
+#[test]
+fn human_output_vs1xx() {
+    insta::assert_snapshot!(family("VS1"));
+}
+
+#[test]
+fn human_output_vs2xx() {
+    insta::assert_snapshot!(family("VS2"));
+}
+
+#[test]
+fn human_output_vs9xx() {
+    insta::assert_snapshot!(family("VS9"));
+}
+
+/// Every registered code belongs to a snapshotted family.
+#[test]
+fn families_cover_the_registry() {
+    for r in RULES {
+        assert!(
+            ["VS1", "VS2", "VS9"].iter().any(|f| r.code.starts_with(f)),
+            "{}: add a snapshot family for it in tests/cli/diagnostics.rs",
+            r.code
+        );
+    }
+}
