@@ -2,6 +2,7 @@
 
 mod check;
 mod fmt;
+mod r#gen;
 mod matching;
 
 use anyhow::Result;
@@ -17,6 +18,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
         Command::Fmt(a) => fmt::run(&a, out),
         Command::Check(a) => check::run(&a, out),
         Command::Match(a) => matching::run(&a, out),
+        Command::Gen(a) => r#gen::run(&a, out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "vgsupp", &mut buf);
