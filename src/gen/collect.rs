@@ -335,6 +335,13 @@ impl State {
                 )
             })
             .collect();
+        for fr in f.iter().chain(origins.iter().flatten()) {
+            match fr.first_party {
+                Truth::Yes => self.part.facts.first_party_frames += 1,
+                Truth::Unknown => self.part.facts.undecided_frames += 1,
+                Truth::No => {}
+            }
+        }
         let mut d = verdict::decide(err, &f, &origins);
         let mut cands = None;
         if d.verdict == Verdict::Suppress {
@@ -431,12 +438,17 @@ impl State {
         input: &MatchInput,
     ) -> Result<RowCands, NoRule> {
         let kinds = err.leak.map_or(0, |l| kind_bit(l.kind));
-        let built = candidate::build(err, tool, f, generator.style, &generator.classifier)?;
+        // Valgrind keeps the first --num-callers frame lines of a rule: no more are written.
+        let callers = generator.num_callers as usize;
+        let mut built = candidate::build(err, tool, f, generator.style, &generator.classifier)?;
+        built.shape.frames.truncate(callers);
         if let Some(c) = self.register(&built, kinds, input) {
             return Ok(c);
         }
         // The log hides something the rule relies on: the exact rule, if that matches.
-        let exact = candidate::build(err, tool, f, candidate::Style::Exact, &generator.classifier)?;
+        let mut exact =
+            candidate::build(err, tool, f, candidate::Style::Exact, &generator.classifier)?;
+        exact.shape.frames.truncate(callers);
         self.register(&exact, kinds, input).ok_or(NoRule::NoPin)
     }
 

@@ -63,6 +63,22 @@ pub struct GenOptions {
     pub version: Version,
     /// The `--num-callers` the logs were recorded with (rules are cut to it on load).
     pub num_callers: u32,
+    /// Who answers for the rules (`--owner`), for their provenance.
+    pub owner: Option<String>,
+    /// In how many days the rules must be looked at again (`--expires-in`).
+    pub expires_in: Option<u32>,
+}
+
+impl Style {
+    /// The `--style` value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::Anchored => "anchored",
+            Self::Object => "object",
+        }
+    }
 }
 
 /// Why `gen` cannot go on.
@@ -131,9 +147,17 @@ pub struct SourceLog {
     pub errors: u64,
 }
 
-/// Why a generated rule exists: what the sidecar writer needs for it.
+/// Why a generated rule exists: what the sidecar writer needs for it (PRODUCT.md §3:
+/// `origin`, `reason`, `owner`, `expires` from `expires_in_days` and the day it is
+/// written, `generated: {tool, from, environment}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Provenance {
+    /// What made it (`vgsupp 0.1.0 gen --style anchored`).
+    pub tool: String,
+    /// Who answers for it.
+    pub owner: Option<String>,
+    /// In how many days from its creation it must be looked at again.
+    pub expires_in_days: Option<u32>,
     /// The origin profile (`cuda-driver`, `libtorch`, …).
     pub origin: String,
     /// Why it exists, specific to the origin and the kind.
@@ -207,9 +231,11 @@ impl Generated {
 pub struct Generator {
     pub(crate) classifier: Classifier,
     pub(crate) style: Style,
+    owner: Option<String>,
+    expires_in: Option<u32>,
     pub(crate) existing: Rules,
     version: Version,
-    num_callers: u32,
+    pub(crate) num_callers: u32,
 }
 
 impl Generator {
@@ -230,6 +256,8 @@ impl Generator {
         Ok(Self {
             classifier,
             style: opts.style,
+            owner: opts.owner.clone(),
+            expires_in: opts.expires_in,
             existing,
             version: opts.version,
             num_callers: opts.num_callers,
@@ -375,6 +403,13 @@ impl Generator {
                     kinds: *kinds,
                     errors: members.len() as u64,
                     provenance: Provenance {
+                        tool: format!(
+                            "vgsupp {} gen --style {}",
+                            env!("CARGO_PKG_VERSION"),
+                            self.style.as_str()
+                        ),
+                        owner: self.owner.clone(),
+                        expires_in_days: self.expires_in,
                         reason: provenance::reason(&origin, &c.shape.kind, &kinds_text, &c.label),
                         origin,
                         from,

@@ -24,6 +24,10 @@ pub struct LogFacts {
     pub num_callers: Option<u32>,
     /// Errors and loss records read.
     pub errors: u64,
+    /// Frames (of errors' own and origin stacks) that are first-party.
+    pub first_party_frames: u64,
+    /// Frames the log does not tell first-party or not.
+    pub undecided_frames: u64,
     /// Versions read from object paths (see [`environment`]).
     pub environment: BTreeMap<String, String>,
 }

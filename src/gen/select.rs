@@ -206,6 +206,7 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
             &conflicting,
             &kept,
             &store,
+            generator.num_callers as usize,
         );
     };
     // Rows whose rule was subsumed by a `-s` rule: hidden already.
@@ -368,6 +369,7 @@ fn narrow(
     conflicting: &FxHashSet<u32>,
     kept: &[(Tool, &MatchInput)],
     store: &ExactStore,
+    max_frames: usize,
 ) {
     for r in rules.iter_mut() {
         if !conflicting.contains(&r.current()) {
@@ -380,7 +382,7 @@ fn narrow(
         let chosen = &table.cands[r.chosen as usize];
         let prefix = store
             .get(r.row)
-            .and_then(|stack| safe_prefix(&chosen.shape, &stack, kept, r.level));
+            .and_then(|stack| safe_prefix(&chosen.shape, &stack, kept, r.level, max_frames));
         match prefix {
             Some(shape) => {
                 let cand = Cand {
@@ -407,6 +409,7 @@ fn safe_prefix(
     stack: &ExactStack,
     kept: &[(Tool, &MatchInput)],
     level: Level,
+    max_frames: usize,
 ) -> Option<Shape> {
     let pats = &stack.frames;
     if let Level::Exact(_) = level {
@@ -416,7 +419,8 @@ fn safe_prefix(
     }
     // The allocator frames and the first two frames below them, at least.
     let from = (stack.alloc + 2).clamp(1, pats.len().max(1));
-    for n in from..=pats.len() {
+    // Valgrind keeps the first --num-callers lines of a rule: a longer one is no narrower.
+    for n in from..=pats.len().min(max_frames) {
         let shape = Shape {
             frames: pats[..n].to_vec(),
             ..chosen.clone()

@@ -5,6 +5,8 @@ mod common;
 mod corpus;
 mod demangle;
 mod diagnostics;
+#[path = "gen.rs"]
+mod generate;
 mod grammar;
 mod logs_text;
 mod logs_xml;

@@ -63,6 +63,8 @@ pub fn run(args: &GenArgs, out: &Output) -> Result<Exit> {
         },
         version,
         num_callers,
+        owner: args.owner.clone(),
+        expires_in: args.expires_in,
     };
     let generator = Generator::new(&opts, existing.clone())?;
     if let Some(refused) = vgsupp::supp::Tool::ALL
@@ -88,6 +90,12 @@ pub fn run(args: &GenArgs, out: &Output) -> Result<Exit> {
         let at = line.map_or_else(String::new, |l| format!(":{l}"));
         out.status(&format!("warning: {}{at}: {message}", names[*log]));
     }
+    first_party_warnings(
+        &generated,
+        &opts.first_party,
+        args.first_party.is_empty(),
+        out,
+    );
     let written = match &args.output {
         Some(path) => Some(write(path, &generated, &supp_paths, &existing)?),
         None => None,
@@ -98,6 +106,29 @@ pub fn run(args: &GenArgs, out: &Output) -> Result<Exit> {
     };
     out.stdout(&text)?;
     Ok(Exit::Clean)
+}
+
+/// Say when the first-party globs found nothing, or could not decide.
+fn first_party_warnings(g: &Generated, globs: &[String], defaulted: bool, out: &Output) {
+    let found: u64 = g.logs.iter().map(|l| l.first_party_frames).sum();
+    let undecided: u64 = g.logs.iter().map(|l| l.undecided_frames).sum();
+    let errors: u64 = g.logs.iter().map(|l| l.errors).sum();
+    if errors > 0 && found == 0 && undecided == 0 {
+        let how = if defaulted {
+            "the default, objects under the current directory"
+        } else {
+            "--first-party"
+        };
+        out.status(&format!(
+            "warning: no frame of these logs is first-party ({how}: {}): every error is treated as third-party. If the logs come from your code, give --first-party globs that match it (e.g. '*/my_ext*', which also matches the source file names text logs show)",
+            globs.join(", ")
+        ));
+    }
+    if undecided > 0 {
+        out.status(&format!(
+            "warning: {undecided} frames of these logs could not be told first-party or not (a text log shows only the file name of a frame's source, and the --first-party globs name directories): their errors are reviewed, not suppressed. Globs that end in a name pattern decide them (e.g. '*/my_ext*')"
+        ));
+    }
 }
 
 /// The first-party globs: as given, or every object under the current directory.

@@ -32,6 +32,12 @@ fn leak_word(k: LeakKind) -> &'static str {
     k.token()
 }
 
+/// `1 error`, `2 errors`.
+fn plural(n: usize, what: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {what}{s}", thousands(n as u64))
+}
+
 /// `Leak (possible)`, `Cond`, `Addr4`.
 fn kind_text(r: &Row) -> String {
     match r.leak {
@@ -82,12 +88,12 @@ fn group_detail(rows: &[&Row]) -> String {
     if rows.iter().all(|r| r.leak.is_some()) {
         let _ = write!(
             out,
-            " {} bytes in {} blocks",
+            "  {} bytes in {} blocks",
             thousands(bytes),
             thousands(blocks)
         );
     } else if let Some(r) = rows.iter().find(|r| r.leak.is_none()) {
-        let _ = write!(out, " {}", r.what);
+        let _ = write!(out, "  {}", r.what);
     }
     out
 }
@@ -113,9 +119,9 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
     let groups = by_location(keep.iter().copied());
     let _ = writeln!(
         s,
-        "Kept (first-party bugs): {} errors at {} source lines",
-        thousands(keep.len() as u64),
-        groups.len()
+        "Kept (first-party bugs): {} at {}",
+        plural(keep.len(), "error"),
+        plural(groups.len(), "source line")
     );
     let width = groups
         .iter()
@@ -148,9 +154,9 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
     let groups = by_location(review.iter().copied());
     let _ = writeln!(
         s,
-        "\nReview (no rule written): {} errors at {} places",
-        thousands(review.len() as u64),
-        groups.len()
+        "\nReview (no rule written): {} at {}",
+        plural(review.len(), "error"),
+        plural(groups.len(), "place")
     );
     let width = groups
         .iter()
@@ -189,9 +195,9 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
     let covered: u64 = g.rules.iter().map(|r| r.errors).sum();
     let _ = writeln!(
         s,
-        "\nRules: {} for {} errors{}",
+        "\nRules: {} for {}{}",
         thousands(g.rules.len() as u64),
-        thousands(covered),
+        plural(usize::try_from(covered).unwrap_or(usize::MAX), "error"),
         match written {
             Some(p) => format!(", written to {p}"),
             None => " (not written: give -o FILE)".to_owned(),
@@ -218,9 +224,9 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
         rules.dedup();
         let _ = writeln!(
             s,
-            "{}: {} errors: {} kept, {} to review, {} suppressed ({} by {} new rules{})",
+            "{}: {}: {} kept, {} to review, {} suppressed ({} by {} new rules{})",
             log.name,
-            thousands(log.errors),
+            plural(usize::try_from(log.errors).unwrap_or(usize::MAX), "error"),
             thousands(count(Verdict::Keep)),
             thousands(count(Verdict::Review)),
             thousands(count(Verdict::Suppress)),
