@@ -230,9 +230,10 @@ pub struct GenArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = MatchFormat::Human)]
     pub format: MatchFormat,
-    /// The Valgrind release whose loader reads the rules (3.14 … 3.27).
-    #[arg(long, value_name = "VERSION", default_value = "3.27")]
-    pub valgrind: String,
+    /// The Valgrind release whose loader reads the rules (3.14 … 3.27; default: the
+    /// release that recorded the logs, else 3.27).
+    #[arg(long, value_name = "VERSION")]
+    pub valgrind: Option<String>,
     /// Valgrind's --num-callers when the logs were recorded (default: as the logs say, or
     /// 12).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]

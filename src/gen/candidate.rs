@@ -199,11 +199,8 @@ pub fn first_frame(frames: &[FrameFacts<'_>]) -> Option<usize> {
 /// templates, or its object's file name.
 fn label_of(f: &FrameFacts<'_>) -> String {
     if let Some(name) = f.shown.or(f.fun) {
-        let name = &name[..name
-            .iter()
-            .position(|&b| b == b'@')
-            .filter(|&i| i > 0)
-            .unwrap_or(name.len())];
+        // Without a symbol version or a clone suffix (` [clone .isra.0]` when demangled).
+        let name = &name[..super::generalise::suffix(name).unwrap_or(name.len())];
         return super::names::short(&display(name));
     }
     match f.obj {

@@ -42,6 +42,8 @@ pub enum ClassifyError {
 
 struct Compiled {
     origin: OriginId,
+    /// From `vgsupp.yaml` (tried first).
+    extra: bool,
     objects: GlobSet,
     sources: GlobSet,
     functions: GlobSet,
@@ -129,6 +131,7 @@ impl Classifier {
         let (alloc, rest) = BUILTIN.split_at(1);
         for b in alloc {
             profiles.push(Compiled {
+                extra: false,
                 origin: id_of(b.name, &mut names),
                 objects: compile(b.objects, b.name)?,
                 sources: compile(b.sources, b.name)?,
@@ -140,6 +143,7 @@ impl Classifier {
             let objects: Vec<&str> = p.objects.iter().map(String::as_str).collect();
             let sources: Vec<&str> = p.sources.iter().map(String::as_str).collect();
             profiles.push(Compiled {
+                extra: true,
                 origin: id_of(&p.name, &mut names),
                 objects: compile(&objects, &what)?,
                 sources: compile(&sources, &what)?,
@@ -148,6 +152,7 @@ impl Classifier {
         }
         for b in rest {
             profiles.push(Compiled {
+                extra: false,
                 origin: id_of(b.name, &mut names),
                 objects: compile(b.objects, b.name)?,
                 sources: compile(b.sources, b.name)?,
@@ -221,10 +226,18 @@ impl Classifier {
             }
             _ => None,
         };
+        // The user's profiles first; then glibc's file names before CPython's
+        // (`dl-object.c` is glibc's, `*object.c` otherwise CPython's).
+        let system = self.names.iter().position(|n| n == "system");
         let origin = |path: &str| {
+            let by = |p: &&Compiled| p.sources.is_match(path);
+            let is_system = |p: &&Compiled| Some(usize::from(p.origin)) == system;
             self.profiles
                 .iter()
-                .find(|p| p.sources.is_match(path))
+                .filter(|p| p.extra)
+                .find(by)
+                .or_else(|| self.profiles.iter().filter(is_system).find(by))
+                .or_else(|| self.profiles.iter().find(by))
                 .map(|p| p.origin)
         };
         if let Some(path) = full {
@@ -436,6 +449,8 @@ mod tests {
         let o = c.source(None, b"longobject.c");
         assert_eq!(o.origin.map(|o| c.origin_name(o)), Some("python"));
         let o = c.source(None, b"dl-init.c");
+        assert_eq!(o.origin.map(|o| c.origin_name(o)), Some("system"));
+        let o = c.source(None, b"dl-object.c");
         assert_eq!(o.origin.map(|o| c.origin_name(o)), Some("system"));
         assert_eq!(c.source(None, b"leaky_ext.cpp").origin, None);
     }

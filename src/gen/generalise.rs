@@ -117,7 +117,7 @@ fn clone_suffix(name: &[u8]) -> Option<usize> {
 
 /// Where a name's generated suffix starts: a GCC clone suffix, or a symbol version
 /// (`pthread_create@@GLIBC_2.34`: glibc debug symbols carry it, older glibcs another).
-fn suffix(name: &[u8]) -> Option<usize> {
+pub(crate) fn suffix(name: &[u8]) -> Option<usize> {
     let version = name.iter().position(|&b| b == b'@').filter(|&i| i > 0);
     match (clone_suffix(name), version) {
         (Some(a), Some(b)) => Some(a.min(b)),
