@@ -572,3 +572,41 @@ fn bad_input_exits_2() {
         .assert()
         .code(2);
 }
+
+/// The rules survive another install prefix and other library versions: the excerpt with
+/// every path and version changed (torch in a conda environment of CPython 3.12, CUDA 12,
+/// another driver, another distribution's lib directory) is hidden by the same rules.
+#[test]
+fn rules_survive_other_paths_and_versions() {
+    let log = repo("tests/data/gen/torch-excerpt.txt");
+    let run = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+    let text = std::fs::read_to_string(&log).expect("read");
+    let moved = [
+        (
+            "/home/dev/venv/lib/python3.11",
+            "/opt/conda/envs/ml/lib/python3.12",
+        ),
+        ("/opt/python/3.11.7/lib/python3.11", "/usr/lib/python3.12"),
+        ("/opt/python/3.11.7", "/usr"),
+        ("libpython3.11", "libpython3.12"),
+        ("cpython-311", "cpython-312"),
+        ("python3.11", "python3.12"),
+        ("/usr/lib/x86_64-linux-gnu/", "/lib64/"),
+        ("/home/dev/leaky_ext/build/lib", "/srv/ci/ext"),
+    ]
+    .iter()
+    .fold(text, |t, (from, to)| t.replace(from, to));
+    let dir = tempfile::tempdir().expect("tmp");
+    let moved_log = dir.path().join("moved.txt");
+    std::fs::write(&moved_log, &moved).expect("write");
+    let verdicts = replay(&moved_log, &run.supp, 40);
+    for r in run.rows() {
+        let line = r["line"].as_u64().expect("line");
+        let want = if r["verdict"] == "suppress" {
+            Truth::Yes
+        } else {
+            Truth::No
+        };
+        assert_eq!(verdicts.get(&line), Some(&want), "{r}");
+    }
+}
