@@ -19,6 +19,7 @@ use vgsupp::logs::LogItem;
 use vgsupp::logs::parallel::{DEFAULT_CHUNK, ParallelTextReader};
 use vgsupp::logs::text::TextReader;
 use vgsupp::logs::xml::XmlReader;
+use vgsupp::logs::xml::parallel::{DEFAULT_CHUNK as XML_CHUNK, ParallelXmlReader};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -57,10 +58,24 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     type Reader = fn(&str, usize) -> usize;
     let xml = is_xml(path);
-    let xml_readers: [(&str, Reader); 1] = [("sequential", |p, _| {
-        let f = std::fs::File::open(p).unwrap();
-        count(XmlReader::new(BufReader::with_capacity(1 << 20, f)))
-    })];
+    let xml_readers: [(&str, Reader); 2] = [
+        ("sequential", |p, _| {
+            let f = std::fs::File::open(p).unwrap();
+            count(XmlReader::new(BufReader::with_capacity(1 << 20, f)))
+        }),
+        ("parallel", |p, threads| {
+            let f = std::fs::File::open(p).unwrap();
+            let reader = ParallelXmlReader::new(f, p, threads, XML_CHUNK).unwrap();
+            let mut n = 0;
+            reader
+                .for_each_ref(|i| {
+                    n += usize::from(matches!(i, Ok(LogItem::Error(_))));
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+            n
+        }),
+    ];
     let text_readers: [(&str, Reader); 2] = [
         ("sequential", |p, _| {
             let f = std::fs::File::open(p).unwrap();

@@ -20,7 +20,11 @@ impl Builder {
         };
         let pid = doc.pid;
         let full = doc.uniques_full;
-        match doc.by_unique.get(&unique).copied() {
+        let found = doc.by_unique.get(&unique).copied();
+        if found.is_none() && doc.guessed {
+            self.consulted_guess = true;
+        }
+        match found {
             Some(error_line) => self.out.push_back(LogItem::ContextCount {
                 pid,
                 count,
@@ -126,6 +130,9 @@ impl Builder {
         {
             if doc.by_unique.len() < MAX_UNIQUES {
                 doc.by_unique.insert(unique, rec.line);
+                if doc.guessed {
+                    self.guess_uniques += 1;
+                }
             } else if !doc.uniques_full {
                 doc.uniques_full = true;
                 let line = rec.line;

@@ -117,8 +117,17 @@ impl Builder {
             | (Some(El::FatalSignal), El::Tid | El::Signo | El::Signame | El::Event | El::Siaddr) => {
                 Role::Leaf
             }
-            (Some(El::Doc), El::Preamble | El::Args | El::Status)
-            | (Some(El::Args), El::Vargv | El::Argv) => Role::Container,
+            (Some(El::Doc), El::Status) => {
+                // A `<status>` is read from its own `<state>` only (a stale one would set
+                // a flag already set; cleared, it is dead between statuses: `resume`).
+                if let Some(doc) = self.doc.as_mut() {
+                    doc.state.clear();
+                }
+                Role::Container
+            }
+            (Some(El::Doc), El::Preamble | El::Args) | (Some(El::Args), El::Vargv | El::Argv) => {
+                Role::Container
+            }
             (Some(El::Doc), El::SuppCounts | El::ErrorSummary | El::ErrorCounts) => {
                 self.ensure_preamble();
                 self.summary = [None; 4];

@@ -188,6 +188,35 @@ impl Lexer {
         }
     }
 
+    /// Whether no byte of a token is waiting for more input.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.pos >= self.end
+    }
+
+    /// Numbers lines from `first` on (see `text::chunk_line`): a chunk's lexer, whose
+    /// first line was `line_base + 1`, once the chunk's place in the log is known.
+    pub(crate) fn renumber(&mut self, first: u64) {
+        self.line_base = first.saturating_sub(1);
+    }
+
+    /// The buffer, for reuse by a later lexer (this one is idle and will read no more).
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
+        self.compact();
+        if self.end > 0 {
+            return Vec::new();
+        }
+        std::mem::take(&mut self.buf)
+    }
+
+    /// Gives this lexer a buffer to read into (it has read nothing yet, or all it read is
+    /// used).
+    pub(crate) fn give_buffer(&mut self, buf: Vec<u8>) {
+        self.compact();
+        if self.end == 0 && self.buf.len() < buf.len() {
+            self.buf = buf;
+        }
+    }
+
     /// Drops the bytes before the read position from the buffer.
     fn compact(&mut self) {
         if self.pos == 0 {

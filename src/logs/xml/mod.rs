@@ -41,7 +41,10 @@ mod events;
 mod fast;
 mod kinds;
 mod lexer;
+#[cfg(unix)]
+pub mod parallel;
 mod reader;
+mod resume;
 mod resync;
 mod state;
 #[cfg(test)]

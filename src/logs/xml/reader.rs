@@ -37,12 +37,19 @@ pub(crate) struct Builder {
     pub(super) err: Option<Box<ErrBuild>>,
     pub(super) fatal: Option<FatalBuild>,
     pub(super) announce: Option<Box<Announce>>,
-    /// The `<pair>` being read: `<count>`, and `<name>` (`<suppcounts>`) or `<unique>`
-    /// (`<errorcounts>`).
-    pub(super) pair: (Option<u64>, Option<Vec<u8>>, Option<u64>),
+    pub(super) pair: Pair,
     pub(super) summary: [Option<u64>; 4],
     pub(super) stats: XmlStats,
+    /// Parallel reading: an `<errorcounts>` pair looked for a `<unique>` this reader did
+    /// not see, in a guessed document (`resume`).
+    pub(super) consulted_guess: bool,
+    /// Parallel reading: `<unique>`s this reader added to a guessed document.
+    pub(super) guess_uniques: usize,
 }
+
+/// The `<pair>` being read: `<count>`, and `<name>` (`<suppcounts>`) or `<unique>`
+/// (`<errorcounts>`).
+pub(super) type Pair = (Option<u64>, Option<Vec<u8>>, Option<u64>);
 
 /// What [`Core::step`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +251,8 @@ impl Builder {
             pair: (None, None, None),
             summary: [None; 4],
             stats: XmlStats::default(),
+            consulted_guess: false,
+            guess_uniques: 0,
         }
     }
 

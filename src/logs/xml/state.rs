@@ -10,7 +10,7 @@ use crate::logs::record::{AuxStack, ErrorRecord, Frame, GenSuppression, Stack};
 use crate::supp::kinds::Tool;
 
 /// What the reader knows about the current `<valgrindoutput>` document.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Doc {
     pub(super) line: u64,
     pub(super) pid: Option<u32>,
@@ -33,6 +33,9 @@ pub(super) struct Doc {
     pub(super) by_unique: FxHashMap<u64, u64>,
     /// More than [`MAX_UNIQUES`] were seen: later ones are not remembered.
     pub(super) uniques_full: bool,
+    /// Parallel reading: a guess (`resume`), whose `by_unique` holds only the errors this
+    /// reader read.
+    pub(super) guessed: bool,
 }
 
 /// At most this many `<unique>`s of non-leak errors are remembered per document (XML has no
