@@ -2,9 +2,9 @@
 //! exactly the order, that [`XmlReader`](super::XmlReader) gives. The same scheme as the
 //! text logs' (`logs::parallel`), with XML's sync lines and state.
 //!
-//! The file is cut into chunks of `chunk` bytes. The reader of chunk `k` starts at the
-//! chunk's first sync line (`sync`: an `<error>` line, or the start of a document) with a
-//! guessed state (`xml::resume`: inside the last document read, or between documents), and
+//! The file is cut into chunks of `chunk` bytes. The reader of chunk `k` starts at a sync
+//! line (`sync`: the chunk's first document start, else its first `<error>` line) with a
+//! guessed state (`xml::resume`: between documents, or inside the last document read), and
 //! reads up to the next chunk's sync line, where its input pauses. The consumer holds the
 //! true state at that line: the state of the reader that arrived there from the start of the
 //! log. It takes the chunk's items only when that state's key equals the guess's (and the
@@ -16,8 +16,8 @@
 //!
 //! A chunk's reader numbers its lines from `text::CHUNK_BASE + 1`; the consumer renumbers
 //! them once the chunk's place is known. When the guesses keep failing (4 chunks read again
-//! in a row: a log of many small documents), the consumer stops the reader threads and
-//! reads the rest alone. Memory stays bounded: readers run at most a few chunks ahead of
+//! in a row: documents of other processes, each longer than a chunk), the consumer stops
+//! the reader threads and reads the rest alone. Memory stays bounded: readers run at most a few chunks ahead of
 //! the consumer. [`ParallelXmlReader::for_each_ref`] hands each chunk's items back to the
 //! thread that allocated them, to be freed there (cheaper than freeing them elsewhere).
 //!

@@ -41,16 +41,74 @@ fn read_at(file: &File, at: u64, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// The first sync line that starts in `[from, limit)` (`from` > 0; the line at `from` counts
-/// when a `\n` comes before it), in a file of `len` bytes: its offset and kind. `buf` is
-/// reused; `scanned` counts the bytes read.
-pub(super) fn find_sync(
-    file: &File,
-    len: u64,
-    (from, limit): (u64, u64),
+/// Where the reader of chunk `k` (of `chunk` bytes) starts: the first document start in the
+/// chunk, else the first sync line of either kind within [`SYNC_WINDOW_CHUNKS`] chunks of
+/// its start; `None`: it has none (the chunk before reads it). Preferring a document start
+/// makes a log of many small documents readable in parallel: the state between documents
+/// is always the guess's, while an error's document may not be.
+///
+/// Chunks' starts never decrease: a chunk whose start is past its own bytes starts at the
+/// first sync line after them, which is also where the next chunk starts unless that one
+/// holds a document start further on.
+pub(super) fn chunk_start(
+    sc: &Scan<'_>,
+    k: u64,
+    chunk: u64,
     buf: &mut Vec<u8>,
-    scanned: &AtomicU64,
 ) -> std::io::Result<Option<(u64, SyncKind)>> {
+    let begin = k.saturating_mul(chunk);
+    if let Some(doc) = find_sync(sc, (begin, begin.saturating_add(chunk)), true, buf)? {
+        return Ok(Some(doc));
+    }
+    let limit = begin.saturating_add(chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
+    find_sync(sc, (begin, limit), false, buf)
+}
+
+/// Where the reader of chunk `k` stops: the start of the first later chunk that has one
+/// (see [`chunk_start`]); `None`: the end of the log. One forward scan finds the first
+/// sync line after the chunk; the first chunk whose window holds it starts there, or at a
+/// document start further in its own bytes (the chunks before it have no sync line in
+/// theirs). Searching each later chunk in turn read a long stretch without sync lines over
+/// and over (quadratic time, found in the text reader).
+pub(super) fn chunk_end(
+    sc: &Scan<'_>,
+    k: u64,
+    chunk: u64,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<u64>> {
+    let next = (k + 1).saturating_mul(chunk);
+    let Some((first, _)) = find_sync(sc, (next, sc.len), false, buf)? else {
+        return Ok(None);
+    };
+    // The first chunk after `k` whose window holds `first`.
+    let j = (first / chunk + 1)
+        .saturating_sub(SYNC_WINDOW_CHUNKS)
+        .max(k + 1);
+    let own_end = (j + 1).saturating_mul(chunk);
+    Ok(Some(match find_sync(sc, (first, own_end), true, buf)? {
+        Some((doc, _)) => doc,
+        None => first,
+    }))
+}
+
+/// A file searched for sync lines.
+pub(super) struct Scan<'a> {
+    pub(super) file: &'a File,
+    pub(super) len: u64,
+    /// Bytes read while searching.
+    pub(super) scanned: &'a AtomicU64,
+}
+
+/// The first sync line that starts in `[from, limit)` (`from` > 0; the line at `from` counts
+/// when a `\n` comes before it): its offset and kind; `documents`: document starts only.
+/// `buf` is reused.
+pub(super) fn find_sync(
+    sc: &Scan<'_>,
+    (from, limit): (u64, u64),
+    documents: bool,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<(u64, SyncKind)>> {
+    let Scan { file, len, scanned } = *sc;
     let limit = limit.min(len);
     if from == 0 || from >= limit {
         return Ok(None);
@@ -71,7 +129,8 @@ pub(super) fn find_sync(
                 break;
             }
             let line = &block[i + 1..];
-            let kind = if line.starts_with(b"<error>")
+            let kind = if !documents
+                && line.starts_with(b"<error>")
                 && matches!(line.get(7..), Some([b'\n', ..] | [b'\r', b'\n', ..]))
             {
                 SyncKind::Error
@@ -123,11 +182,14 @@ mod tests {
         let len = log.len() as u64;
         let mut buf = Vec::new();
         let scanned = AtomicU64::new(0);
+        let sc = Scan {
+            file: &f,
+            len,
+            scanned: &scanned,
+        };
         let mut out = Vec::new();
         let mut from = 1;
-        while let Some((at, kind)) =
-            find_sync(&f, len, (from, len), &mut buf, &scanned).expect("read")
-        {
+        while let Some((at, kind)) = find_sync(&sc, (from, len), false, &mut buf).expect("read") {
             out.push((at, kind));
             from = at + 1;
         }
@@ -162,5 +224,48 @@ mod tests {
         }
         assert!(want.len() > 100);
         assert_eq!(syncs(&log), want);
+    }
+
+    /// Every chunk's start and end, for every chunk size: starts never decrease, and each
+    /// chunk that reads anything ends where the next one that reads anything starts.
+    #[test]
+    fn chunks_follow_each_other() {
+        let mut log = Vec::new();
+        for i in 0..400u32 {
+            match i % 11 {
+                0 => log.extend_from_slice(b"<?xml version=\"1.0\"?>\n<valgrindoutput>\n"),
+                3 | 4 => log.extend_from_slice(&b"  <frame>x</frame>\n".repeat(40)),
+                _ => log.extend_from_slice(b"<error>\n  <kind>Leak</kind>\n</error>\n"),
+            }
+        }
+        let mut f = tempfile::tempfile().expect("tempfile");
+        f.write_all(&log).expect("write");
+        let scanned = AtomicU64::new(0);
+        let sc = Scan {
+            file: &f,
+            len: log.len() as u64,
+            scanned: &scanned,
+        };
+        let mut buf = Vec::new();
+        for chunk in [1, 7, 50, 333, 1000, 5000] {
+            let chunks = (log.len() as u64).div_ceil(chunk);
+            let starts: Vec<Option<u64>> = (1..chunks)
+                .map(|k| {
+                    chunk_start(&sc, k, chunk, &mut buf)
+                        .expect("read")
+                        .map(|s| s.0)
+                })
+                .collect();
+            let defined: Vec<u64> = starts.iter().flatten().copied().collect();
+            assert!(defined.windows(2).all(|w| w[0] <= w[1]), "chunk {chunk}");
+            for k in 0..chunks - 1 {
+                let end = chunk_end(&sc, k, chunk, &mut buf).expect("read");
+                let next = starts[usize::try_from(k).expect("small")..]
+                    .iter()
+                    .flatten()
+                    .next();
+                assert_eq!(end, next.copied(), "chunk {chunk}, k {k}");
+            }
+        }
     }
 }

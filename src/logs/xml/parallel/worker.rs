@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use super::sync::{SYNC_WINDOW_CHUNKS, find_sync};
+use super::sync::{Scan, chunk_end, chunk_start};
 use crate::logs::record::{LogItem, ReadError};
 use crate::logs::xml::lexer::Input;
 use crate::logs::xml::reader::{Core, Flow};
@@ -153,7 +153,6 @@ pub(super) fn read_chunk(
     seed: &Seed,
     scratch: &mut Scratch,
 ) -> std::io::Result<Chunk> {
-    let begin = k as u64 * sh.chunk;
     let empty = |start| Chunk {
         start,
         end: None,
@@ -161,32 +160,20 @@ pub(super) fn read_chunk(
         items: Vec::new(),
         core: None,
     };
+    let sc = Scan {
+        file: &sh.file,
+        len: sh.len,
+        scanned: &sh.sync_bytes,
+    };
     let (start, kind) = if k == 0 {
         (0, None)
     } else {
-        let limit = begin.saturating_add(sh.chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
-        match find_sync(
-            &sh.file,
-            sh.len,
-            (begin, limit),
-            &mut scratch.sync,
-            &sh.sync_bytes,
-        )? {
+        match chunk_start(&sc, k as u64, sh.chunk, &mut scratch.sync)? {
             Some((at, kind)) => (at, Some(kind)),
             None => return Ok(empty(None)),
         }
     };
-    // The next chunk with a sync line of its own starts at the first sync line after this
-    // chunk (see `find_sync`: every later chunk whose window holds it starts there).
-    let next = (k as u64 + 1).saturating_mul(sh.chunk);
-    let end = find_sync(
-        &sh.file,
-        sh.len,
-        (next, sh.len),
-        &mut scratch.sync,
-        &sh.sync_bytes,
-    )?
-    .map(|(at, _)| at);
+    let end = chunk_end(&sc, k as u64, sh.chunk, &mut scratch.sync)?;
     if end == Some(start) {
         // Its sync line is the next chunk's: nothing of its own.
         return Ok(Chunk {
