@@ -41,11 +41,15 @@ fn read_at(file: &File, at: u64, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
+/// How far into a chunk a document start is preferred to an earlier `<error>` line.
+const DOC_WINDOW: u64 = 64 << 10;
+
 /// Where the reader of chunk `k` (of `chunk` bytes) starts: the first document start in the
-/// chunk, else the first sync line of either kind within [`SYNC_WINDOW_CHUNKS`] chunks of
-/// its start; `None`: it has none (the chunk before reads it). Preferring a document start
-/// makes a log of many small documents readable in parallel: the state between documents
-/// is always the guess's, while an error's document may not be.
+/// chunk's first [`DOC_WINDOW`] bytes, else the first sync line of either kind within
+/// [`SYNC_WINDOW_CHUNKS`] chunks of its start; `None`: it has none (the chunk before reads
+/// it). Preferring a document start makes a log of many small documents readable in
+/// parallel: the state between documents is always the guess's, while an error's document
+/// may not be. (Looking through the whole chunk for one doubled the bytes read.)
 ///
 /// Chunks' starts never decrease: a chunk whose start is past its own bytes starts at the
 /// first sync line after them, which is also where the next chunk starts unless that one
@@ -57,38 +61,35 @@ pub(super) fn chunk_start(
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<(u64, SyncKind)>> {
     let begin = k.saturating_mul(chunk);
-    if let Some(doc) = find_sync(sc, (begin, begin.saturating_add(chunk)), true, buf)? {
-        return Ok(Some(doc));
-    }
+    let docs = begin.saturating_add(DOC_WINDOW.min(chunk));
     let limit = begin.saturating_add(chunk.saturating_mul(SYNC_WINDOW_CHUNKS));
-    find_sync(sc, (begin, limit), false, buf)
+    find_sync(sc, (begin, limit), docs, buf)
 }
 
 /// Where the reader of chunk `k` stops: the start of the first later chunk that has one
-/// (see [`chunk_start`]); `None`: the end of the log. One forward scan finds the first
-/// sync line after the chunk; the first chunk whose window holds it starts there, or at a
-/// document start further in its own bytes (the chunks before it have no sync line in
-/// theirs). Searching each later chunk in turn read a long stretch without sync lines over
-/// and over (quadratic time, found in the text reader).
+/// (see [`chunk_start`]); `None`: the end of the log. When the next chunk has none (no sync
+/// line within its window), one forward scan finds the first sync line after that window,
+/// and the first chunk whose window holds it is the one: the chunks between have no sync
+/// line in theirs. (Searching each later chunk in turn read a long stretch without sync
+/// lines over and over: quadratic time, found in the text reader.)
 pub(super) fn chunk_end(
     sc: &Scan<'_>,
     k: u64,
     chunk: u64,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<u64>> {
-    let next = (k + 1).saturating_mul(chunk);
-    let Some((first, _)) = find_sync(sc, (next, sc.len), false, buf)? else {
+    if let Some((at, _)) = chunk_start(sc, k + 1, chunk, buf)? {
+        return Ok(Some(at));
+    }
+    let window = chunk.saturating_mul(SYNC_WINDOW_CHUNKS);
+    let from = (k + 1).saturating_mul(chunk).saturating_add(window);
+    let Some((first, _)) = find_sync(sc, (from, sc.len), 0, buf)? else {
         return Ok(None);
     };
-    // The first chunk after `k` whose window holds `first`.
     let j = (first / chunk + 1)
         .saturating_sub(SYNC_WINDOW_CHUNKS)
-        .max(k + 1);
-    let own_end = (j + 1).saturating_mul(chunk);
-    Ok(Some(match find_sync(sc, (first, own_end), true, buf)? {
-        Some((doc, _)) => doc,
-        None => first,
-    }))
+        .max(k + 2);
+    Ok(chunk_start(sc, j, chunk, buf)?.map(|(at, _)| at))
 }
 
 /// A file searched for sync lines.
@@ -100,12 +101,12 @@ pub(super) struct Scan<'a> {
 }
 
 /// The first sync line that starts in `[from, limit)` (`from` > 0; the line at `from` counts
-/// when a `\n` comes before it): its offset and kind; `documents`: document starts only.
-/// `buf` is reused.
+/// when a `\n` comes before it), except that a document start before `docs` comes before
+/// an `<error>` line: its offset and kind. `buf` is reused.
 pub(super) fn find_sync(
     sc: &Scan<'_>,
     (from, limit): (u64, u64),
-    documents: bool,
+    docs: u64,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<(u64, SyncKind)>> {
     let Scan { file, len, scanned } = *sc;
@@ -117,19 +118,24 @@ pub(super) fn find_sync(
         buf.resize(BLOCK + OVERLAP, 0);
     }
     let finder = memchr::memmem::Finder::new(b"\n<");
+    // The first `<error>` line, while a document start before `docs` may still come.
+    let mut error = None;
     // Each block starts at a byte that may be the `\n` before a line start.
     let mut pos = from - 1;
     while pos + 1 < limit {
+        if error.is_some() && pos + 1 >= docs {
+            break;
+        }
         let n = read_at(file, pos, &mut buf[..BLOCK + OVERLAP])?;
         scanned.fetch_add(n.min(BLOCK) as u64, Ordering::Relaxed);
         let block = &buf[..n];
         for i in finder.find_iter(block) {
             let start = pos + i as u64 + 1;
-            if i >= BLOCK || start >= limit {
+            if i >= BLOCK || start >= limit || (error.is_some() && start >= docs) {
                 break;
             }
             let line = &block[i + 1..];
-            let kind = if !documents
+            let kind = if error.is_none()
                 && line.starts_with(b"<error>")
                 && matches!(line.get(7..), Some([b'\n', ..] | [b'\r', b'\n', ..]))
             {
@@ -144,17 +150,19 @@ pub(super) fn find_sync(
             } else {
                 continue;
             };
-            if kind == SyncKind::Error && after_announcement(file, start)? {
-                continue;
+            match kind {
+                SyncKind::Document => return Ok(Some((start, kind))),
+                SyncKind::Error if after_announcement(file, start)? => {}
+                SyncKind::Error if start >= docs => return Ok(Some((start, kind))),
+                SyncKind::Error => error = Some((start, kind)),
             }
-            return Ok(Some((start, kind)));
         }
         if n < BLOCK + OVERLAP {
             break;
         }
         pos += BLOCK as u64;
     }
-    Ok(None)
+    Ok(error)
 }
 
 /// Whether the line before the one at `start` (blank lines apart) ends with
@@ -189,7 +197,7 @@ mod tests {
         };
         let mut out = Vec::new();
         let mut from = 1;
-        while let Some((at, kind)) = find_sync(&sc, (from, len), false, &mut buf).expect("read") {
+        while let Some((at, kind)) = find_sync(&sc, (from, len), 0, &mut buf).expect("read") {
             out.push((at, kind));
             from = at + 1;
         }
@@ -247,6 +255,8 @@ mod tests {
             scanned: &scanned,
         };
         let mut buf = Vec::new();
+        let all = syncs(&log);
+        assert!(all.len() > 300, "{}", all.len());
         for chunk in [1, 7, 50, 333, 1000, 5000] {
             let chunks = (log.len() as u64).div_ceil(chunk);
             let starts: Vec<Option<u64>> = (1..chunks)
@@ -256,6 +266,18 @@ mod tests {
                         .map(|s| s.0)
                 })
                 .collect();
+            // As defined: the first document start in the chunk's first bytes, else the
+            // first sync line in its window.
+            for (k, start) in (1..chunks).zip(&starts) {
+                let begin = k * chunk;
+                let docs = begin..begin + DOC_WINDOW.min(chunk);
+                let doc = all
+                    .iter()
+                    .find(|(at, kind)| *kind == SyncKind::Document && docs.contains(at));
+                let window = begin..begin + chunk * SYNC_WINDOW_CHUNKS;
+                let any = all.iter().find(|(at, _)| window.contains(at));
+                assert_eq!(*start, doc.or(any).map(|s| s.0), "chunk {chunk}, k {k}");
+            }
             let defined: Vec<u64> = starts.iter().flatten().copied().collect();
             assert!(defined.windows(2).all(|w| w[0] <= w[1]), "chunk {chunk}");
             for k in 0..chunks - 1 {
