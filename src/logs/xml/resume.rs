@@ -8,9 +8,10 @@
 //! known, nothing else open); one guessed at a document start is between documents. Two
 //! states read the rest of a log alike when their [`ResumeKey`]s are equal and neither
 //! holds part of a token: what the key leaves out is output already handed out, text of an
-//! element not being read (dead until the next element clears it), the line where the
-//! document starts (named only in warnings: a chunk whose reader warned is read again, as
-//! its messages name lines numbered before the chunk's place was known), and the
+//! element not being read (dead until the next element clears it), what matters only to
+//! warnings (the count of warnings so far, the line where the document starts: a chunk
+//! whose reader warned is read again, as its messages name lines numbered before the
+//! chunk's place was known), and the
 //! `<unique>`s of the document's errors, which only grow and are consulted only by
 //! `<errorcounts>`: a guessed reader starts without them, and its chunk is used only if it
 //! never looked one up that it had not seen itself, and the true count plus its own stays
@@ -20,7 +21,7 @@ use super::elements::El;
 use super::lexer::Lexer;
 use super::reader::{Builder, Core, Pair};
 use super::state::{Doc, MAX_UNIQUES};
-use super::{MAX_WARNINGS, XmlStats};
+use super::XmlStats;
 use crate::logs::record::{AuxStack, LogItem};
 use crate::logs::text::{CHUNK_BASE, chunk_line};
 use crate::supp::kinds::Tool;
@@ -63,8 +64,6 @@ pub(crate) struct ResumeKey {
     pending: (bool, bool, bool),
     /// A document or an error was read (else the end of the log says so).
     seen: bool,
-    /// Warnings so far, as far as they decide which are shown.
-    warnings: u64,
 }
 
 #[derive(Debug, PartialEq)]
@@ -263,7 +262,6 @@ impl Core {
             doc: doc.as_ref().map(|d| d.key(inside(El::Status))),
             pending: (err.is_some(), fatal.is_some(), announce.is_some()),
             seen: stats.documents > 0 || stats.errors > 0,
-            warnings: stats.warnings.min(MAX_WARNINGS + 1),
         })
     }
 
@@ -313,6 +311,8 @@ impl Core {
             }
         }
         b.guess_uniques = 0;
+        // Warnings so far decide which later ones are shown; a chunk used warned none.
+        b.stats.warnings = tail.b.stats.warnings;
     }
 
     /// Moves what is ready to be handed out to the end of `items`.
