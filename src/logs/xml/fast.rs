@@ -13,6 +13,8 @@ use super::elements::{El, expand_ref};
 use super::reader::Core;
 use super::state::FrameText;
 use super::{ERROR_CAP, MAX_DEPTH, NOT_SKIPPING, TEXT_CAP};
+use wide::u8x16;
+
 use crate::logs::bytes::{hex_number, parse_num};
 
 /// A child of a `<frame>` or `<sframe>`.
@@ -27,8 +29,9 @@ enum Child {
 
 /// What a frame's children say, before they are stored.
 struct Read<'a> {
-    /// Each child's raw text, in order; at most 8 kept (more goes the token path).
-    children: [(Child, &'a [u8]); 8],
+    /// Each child's raw text, and whether it holds a `&`, in order; at most 8 kept (more
+    /// goes the token path).
+    children: [(Child, &'a [u8], bool); 8],
     n: usize,
     /// Bytes read, through the end tag of the frame.
     len: usize,
@@ -62,10 +65,13 @@ impl Core {
             return false;
         }
         let b = &mut self.b;
-        let mut last = (Child::Ip, &b""[..]);
-        for &(child, raw) in &read.children[..read.n] {
+        for &(child, raw, amp) in &read.children[..read.n] {
             b.text.clear();
-            decode(raw, &mut b.text);
+            if amp {
+                decode(raw, &mut b.text);
+            } else {
+                b.text.extend_from_slice(raw);
+            }
             let Some(err) = b.err.as_deref_mut() else {
                 return false;
             };
@@ -82,12 +88,9 @@ impl Core {
                     err.sframe_text.extend_from_slice(text);
                 }
             }
-            last = (child, raw);
         }
         if read.n > 0 {
-            // As the token path leaves it: the last child's text, not cut.
-            b.text.clear();
-            decode(last.1, &mut b.text);
+            // As the token path leaves it: the last child's text (in `text` now), not cut.
             b.text_truncated = false;
         }
         self.lex.advance(read.len);
@@ -105,7 +108,7 @@ impl Core {
 /// The children of a frame and its end tag at the start of `rest`, when written plainly.
 fn parse(rest: &[u8], sframe: bool) -> Option<Read<'_>> {
     let mut read = Read {
-        children: [(Child::Ip, &b""[..]); 8],
+        children: [(Child::Ip, &b""[..], false); 8],
         n: 0,
         len: 0,
     };
@@ -118,7 +121,10 @@ fn parse(rest: &[u8], sframe: bool) -> Option<Read<'_>> {
             return None;
         }
         i += 1;
-        let close = memchr::memchr(b'>', &rest[i..(i + 12).min(rest.len())])?;
+        // Tags here are short: plain loops beat search calls.
+        let close = rest[i..(i + 12).min(rest.len())]
+            .iter()
+            .position(|&b| b == b'>')?;
         let tag = &rest[i..i + close];
         i += close + 1;
         let child = match (sframe, tag) {
@@ -136,20 +142,58 @@ fn parse(rest: &[u8], sframe: bool) -> Option<Read<'_>> {
             (true, b"obj") => Child::SFrame(true),
             _ => return None,
         };
-        let end = i + memchr::memchr(b'<', &rest[i..])?;
+        let (end, amp) = text_end(&rest[i..])?;
+        let end = i + end;
         let text = &rest[i..end];
         if text.len() > TEXT_CAP || read.n == read.children.len() {
             return None;
         }
         // `</tag>`, exactly.
         let after = rest.get(end + 2..end + 3 + tag.len())?;
-        if rest[end + 1] != b'/' || &after[..tag.len()] != tag || after[tag.len()] != b'>' {
+        if rest[end + 1] != b'/'
+            || !after[..tag.len()].iter().zip(tag).all(|(a, b)| a == b)
+            || after[tag.len()] != b'>'
+        {
             return None;
         }
-        read.children[read.n] = (child, text);
+        read.children[read.n] = (child, text, amp);
         read.n += 1;
         i = end + 3 + tag.len();
     }
+}
+
+/// Where the text at the start of `rest` ends (its `<`), and whether it holds a `&`: 16
+/// bytes at a time (most texts are a number, a name or a path; `memchr` calls cost more
+/// than they search there), `memchr` past 256 bytes.
+fn text_end(rest: &[u8]) -> Option<(usize, bool)> {
+    let mut amp = false;
+    let mut base = 0;
+    while base < rest.len().min(256) {
+        let (lt, amps) = masks(&rest[base..]);
+        if lt != 0 {
+            let i = lt.trailing_zeros();
+            return Some((base + i as usize, amp || amps & ((1 << i) - 1) != 0));
+        }
+        amp |= amps != 0;
+        base += 16;
+    }
+    let end = memchr::memchr(b'<', rest)?;
+    Some((end, amp || memchr::memchr(b'&', &rest[..end]).is_some()))
+}
+
+/// Bit `i` set where byte `i` of the (up to) 16 bytes at the start of `bytes` is `<`, and
+/// where it is `&`.
+#[inline]
+fn masks(bytes: &[u8]) -> (u32, u32) {
+    let mut lanes = [0u8; 16];
+    let n = bytes.len().min(16);
+    lanes[..n].copy_from_slice(&bytes[..n]);
+    let v = u8x16::new(lanes);
+    // `move_mask` gives the 16 lane bits in the low bits of an i32; the padding matches
+    // neither byte.
+    #[allow(clippy::cast_sign_loss)]
+    let bits = |b: u8| (v.cmp_eq(u8x16::splat(b)).move_mask() as u32) & 0xFFFF;
+    (bits(b'<'), bits(b'&'))
 }
 
 /// Appends `raw` with its references replaced, as the tokens of a text run are read: a

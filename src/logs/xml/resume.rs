@@ -17,11 +17,11 @@
 //! never looked one up that it had not seen itself, and the true count plus its own stays
 //! below the cap.
 
+use super::XmlStats;
 use super::elements::El;
 use super::lexer::Lexer;
 use super::reader::{Builder, Core, Pair};
 use super::state::{Doc, MAX_UNIQUES};
-use super::XmlStats;
 use crate::logs::record::{AuxStack, LogItem};
 use crate::logs::text::{CHUNK_BASE, chunk_line};
 use crate::supp::kinds::Tool;
