@@ -111,6 +111,9 @@ pub struct Built {
     /// The `object`-style shape of the same error (what many rules sharing it are
     /// coarsened to), when it differs.
     pub coarse: Option<Shape>,
+    /// For an `object` rule, the `anchored` one: what it is narrowed to first when it
+    /// would hide a kept error.
+    pub finer: Option<Shape>,
     /// Whose code it hides.
     pub origin: OriginId,
     /// What names it: the anchor or pinned frame (`cuInit`, `libtorch_cpu`).
@@ -260,6 +263,7 @@ pub fn build(
         return Ok(Built {
             shape: shape(pats),
             coarse: None,
+            finer: None,
             origin: THIRD_PARTY_ID,
             label,
             pin: None,
@@ -273,6 +277,7 @@ pub fn build(
         return Ok(Built {
             shape: shape(pats),
             coarse: None,
+            finer: None,
             origin: origin_of(frames, f0),
             label: label_of(&frames[f0]),
             pin: None,
@@ -298,15 +303,35 @@ pub fn build(
     let origin = origin_of(frames, f0);
     let mut object = pats.clone();
     object.push(pin_pat.clone());
+    let anchored = anchor(frames, p, pats, object, &shape, origin, classifier);
     if style == Style::Object {
-        return Ok(Built {
-            shape: shape(object),
-            coarse: None,
-            origin,
-            label: label_of(&frames[p]),
-            pin: None,
+        // The object rule; the anchored one to fall back on.
+        return Ok(match anchored.coarse {
+            Some(object) => Built {
+                finer: Some(anchored.shape),
+                shape: object,
+                coarse: None,
+                origin,
+                label: label_of(&frames[p]),
+                pin: None,
+            },
+            None => anchored,
         });
     }
+    Ok(anchored)
+}
+
+/// The anchored rule for an error whose rule so far is `pats` + the object pin at frame
+/// `p` (`object`).
+fn anchor(
+    frames: &[FrameFacts<'_>],
+    p: usize,
+    pats: Vec<Pat>,
+    object: Vec<Pat>,
+    shape: &dyn Fn(Vec<Pat>) -> Shape,
+    origin: OriginId,
+    classifier: &Classifier,
+) -> Built {
     let pinned = &frames[p];
     // The pinned frame is itself an API frame: name it and stop.
     if let Some(name) = pinned.fun
@@ -315,13 +340,14 @@ pub fn build(
         let mut anchored = pats;
         anchored.push(Pat::Fun(anchor_glob(name)));
         let coarse = (anchored != object).then(|| shape(object));
-        return Ok(Built {
+        return Built {
             shape: shape(anchored),
             coarse,
+            finer: None,
             origin,
             label: label_of(pinned),
             pin: None,
-        });
+        };
     }
     let anchor = frames
         .iter()
@@ -338,21 +364,23 @@ pub fn build(
             let mut anchored = object.clone();
             anchored.push(Pat::Ellipsis);
             anchored.push(Pat::Fun(anchor_glob(name)));
-            Ok(Built {
+            Built {
                 shape: shape(anchored),
                 coarse: Some(shape(object)),
+                finer: None,
                 origin,
                 label: label_of(&frames[j]),
                 pin: Some(label_of(pinned)),
-            })
+            }
         }
-        None => Ok(Built {
+        None => Built {
             shape: shape(object),
             coarse: None,
+            finer: None,
             origin,
             label: label_of(pinned),
             pin: None,
-        }),
+        },
     }
 }
 
@@ -570,10 +598,13 @@ mod tests {
         );
         assert_eq!(stack_matches(&compile(&b.shape), &input), Truth::Yes);
         let (o, _) = built(CUDART, Style::Object, &[]);
+        let o = o.expect("rule");
         assert_eq!(
-            lines(&o.expect("rule").shape),
+            lines(&o.shape),
             ["fun:calloc", "...", "obj:*/libcudart.so*"]
         );
+        // What an object rule is narrowed to first: the anchored one.
+        assert_eq!(o.finer.as_ref().map(lines), Some(lines(&b.shape)));
         let (e, _) = built(CUDART, Style::Exact, &[]);
         let e = e.expect("rule");
         assert_eq!(

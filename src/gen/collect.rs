@@ -49,6 +49,8 @@ pub struct RowCands {
     pub shape: u32,
     /// Its `object`-style coarsening, if different.
     pub coarse: Option<u32>,
+    /// The anchored rule an `object` rule is narrowed to first, if different.
+    pub finer: Option<u32>,
 }
 
 /// An error whose matcher input is kept (kept and reviewed errors).
@@ -499,7 +501,32 @@ impl State {
             let label = coarse_label(c, &built.label);
             self.intern(c, kinds, built.origin, &label, None)
         });
-        Some(RowCands { shape: id, coarse })
+        // Anchored below the pin: labelled after the anchor's frame, which the shape
+        // names last.
+        let finer = built.finer.as_ref().map(|f| {
+            let label = anchor_label(f, &built.label);
+            self.intern(f, kinds, built.origin, &label, Some(&built.label))
+        });
+        Some(RowCands {
+            shape: id,
+            coarse,
+            finer,
+        })
+    }
+}
+
+/// The label of an anchored shape: its anchor's name, shortened.
+fn anchor_label(shape: &Shape, fallback: &str) -> String {
+    match shape.frames.last() {
+        Some(Pat::Fun(g)) => {
+            let name = g.strip_suffix(b"*").unwrap_or(g);
+            let shown = match crate::matcher::demangle::display(name) {
+                crate::matcher::demangle::Display::Demangled(s) => s,
+                _ => String::from_utf8_lossy(name).into_owned(),
+            };
+            super::names::short(&shown)
+        }
+        _ => fallback.to_owned(),
     }
 }
 

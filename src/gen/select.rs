@@ -47,6 +47,7 @@ pub struct Cand {
 enum Level {
     Coarse,
     Chosen,
+    Finer,
     Exact(u32),
 }
 
@@ -55,6 +56,7 @@ struct RowRule {
     row: usize,
     chosen: u32,
     coarse: Option<u32>,
+    finer: Option<u32>,
     level: Level,
 }
 
@@ -63,6 +65,7 @@ impl RowRule {
         match self.level {
             Level::Coarse => self.coarse.unwrap_or(self.chosen),
             Level::Chosen => self.chosen,
+            Level::Finer => self.finer.unwrap_or(self.chosen),
             Level::Exact(id) => id,
         }
     }
@@ -163,6 +166,7 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
                     row: base + i,
                     chosen: map[c.shape as usize],
                     coarse: c.coarse.map(|k| map[k as usize]),
+                    finer: c.finer.map(|k| map[k as usize]),
                     level: Level::Chosen,
                 });
             }
@@ -338,6 +342,9 @@ fn dedup(
         concrete(sa).cmp(&concrete(sb)).then_with(|| sa.cmp(sb))
     });
     let mut survivors: Vec<(u32, Kinds)> = Vec::new();
+    // Survivors by what a wider rule shares with the rules it covers (see `bucket`):
+    // comparing every pair would be quadratic in thousands of exact rules.
+    let mut buckets: FxHashMap<Bucket<'_>, Vec<(u32, Kinds)>> = FxHashMap::default();
     let mut owner: FxHashMap<u32, Owner> = FxHashMap::default();
     for (id, k) in order {
         let shape = &table.cands[id as usize].shape;
@@ -345,20 +352,54 @@ fn dedup(
             owner.insert(id, Owner::Existing(*slot));
             continue;
         }
-        let by = survivors
-            .iter()
-            .find(|(s, sk)| covers(&table.cands[*s as usize].shape, *sk, shape, k));
+        let by = bucket_keys(shape).find_map(|key| {
+            buckets
+                .get(&key)?
+                .iter()
+                .find(|(s, sk)| covers(&table.cands[*s as usize].shape, *sk, shape, k))
+        });
         match by {
-            Some((s, _)) => {
-                owner.insert(id, Owner::Cand(*s));
+            Some(&(s, _)) => {
+                owner.insert(id, Owner::Cand(s));
             }
             None => {
                 owner.insert(id, Owner::Cand(id));
                 survivors.push((id, k));
+                buckets.entry(bucket(shape)).or_default().push((id, k));
             }
         }
     }
     (survivors, owner)
+}
+
+/// Where a survivor is filed for the subsumption check: its kind and its frames up to its
+/// second concrete one. A wider rule covers a narrower one frame by frame, and the rules
+/// `gen` writes name a frame the same way whatever their style, so a rule that covers
+/// another shares those frames with it, or is shorter. (A cover this misses only leaves a
+/// redundant rule in the file.)
+type Bucket<'a> = (Tool, &'a str, Option<&'a [u8]>, &'a [Pat]);
+
+fn bucket(shape: &Shape) -> Bucket<'_> {
+    let end = shape
+        .frames
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| **p != Pat::Ellipsis)
+        .nth(1)
+        .map_or(shape.frames.len(), |(i, _)| i + 1);
+    (
+        shape.tool,
+        shape.kind.as_str(),
+        shape.extra.as_deref(),
+        &shape.frames[..end],
+    )
+}
+
+/// The buckets a survivor covering `shape` may be filed in: those of `shape`'s prefixes
+/// (a wider rule is a prefix of it, or shares its first two concrete frames).
+fn bucket_keys(shape: &Shape) -> impl Iterator<Item = Bucket<'_>> {
+    let full = bucket(shape);
+    (1..=full.3.len()).map(move |n| (full.0, full.1, full.2, &full.3[..n]))
 }
 
 /// Step 3: rows whose candidate may match a kept error get a narrower one.
@@ -377,6 +418,10 @@ fn narrow(
         }
         if r.level == Level::Coarse {
             r.level = Level::Chosen;
+            continue;
+        }
+        if r.level == Level::Chosen && r.finer.is_some() {
+            r.level = Level::Finer;
             continue;
         }
         let chosen = &table.cands[r.chosen as usize];

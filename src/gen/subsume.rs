@@ -99,19 +99,39 @@ fn frame_covers(a: P<'_>, b: P<'_>) -> bool {
 /// Whether stack pattern `a` matches (as a prefix) every stack `b` matches.
 #[must_use]
 pub fn stack_covers(a: &[P<'_>], b: &[P<'_>]) -> bool {
-    // ok[i][j]: a[i..] covers b[j..].
+    if !a.contains(&P::Ellipsis) {
+        // Frame by frame, stopping at the first that differs (most pairs do early).
+        return a.len() <= b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| *y != P::Ellipsis && frame_covers(*x, *y));
+    }
+    // The first frames, when both rules start with one, decide most pairs at once.
+    if let (Some(&x), Some(&y)) = (a.first(), b.first())
+        && x != P::Ellipsis
+        && (y == P::Ellipsis || !frame_covers(x, y))
+    {
+        return false;
+    }
+    // ok[i * w + j]: a[i..] covers b[j..].
     let (n, m) = (a.len(), b.len());
-    let mut ok = vec![vec![false; m + 1]; n + 1];
-    ok[n].fill(true);
+    let w = m + 1;
+    let mut ok = vec![false; (n + 1) * w];
+    ok[n * w..].fill(true);
     for i in (0..n).rev() {
         for j in (0..=m).rev() {
-            ok[i][j] = match a[i] {
-                P::Ellipsis => ok[i + 1][j] || (j < m && ok[i][j + 1]),
-                pa => j < m && b[j] != P::Ellipsis && frame_covers(pa, b[j]) && ok[i + 1][j + 1],
+            ok[i * w + j] = match a[i] {
+                P::Ellipsis => ok[(i + 1) * w + j] || (j < m && ok[i * w + j + 1]),
+                pa => {
+                    j < m
+                        && b[j] != P::Ellipsis
+                        && frame_covers(pa, b[j])
+                        && ok[(i + 1) * w + j + 1]
+                }
             };
         }
     }
-    ok[0][0]
+    ok[0]
 }
 
 /// Whether candidate `a` (leak kinds `ak`) hides everything candidate `b` (kinds `bk`)
