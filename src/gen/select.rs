@@ -1,10 +1,10 @@
 //! From every log's candidates to the rules written (PRODUCT.md §4):
 //!
-//! 1. **Coarsen** (`anchored` only): candidates that share their `object`-style pin
-//!    (`fun:malloc` + `obj:*/libtorch_cpu.so*`) but name more than [`COARSEN_AT`] different
-//!    anchors are replaced by that one object rule: a library with many entry points
-//!    needs one rule, not one per entry point, and the object rule survives new entry
-//!    points in the next release.
+//! 1. **Coarsen** (`anchored` only, leaks only): candidates that share their
+//!    `object`-style pin (`fun:malloc` + `obj:*/libtorch_cpu.so*`) but name more than
+//!    [`COARSEN_AT`] different anchors are replaced by that one object rule: a library with
+//!    many entry points needs one rule, not one per entry point, and the object rule
+//!    survives new entry points in the next release.
 //! 2. **Deduplicate** (one rule per shape, leak kinds merged) and drop candidates
 //!    **subsumed** by another candidate or by a rule of the `-s` files.
 //! 3. **The guarantee**: the candidates are checked against every kept error
@@ -179,7 +179,7 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
         part.cands = Vec::new();
         store.parts.push((base, part));
     }
-    coarsen(&mut rules, generator.style);
+    coarsen(&mut rules, &table, generator.style);
     let kept: Vec<(Tool, &MatchInput)> = held
         .iter()
         .filter(|h| rows[h.row].verdict == Verdict::Keep)
@@ -271,11 +271,15 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
     })
 }
 
-/// Step 1: rows whose coarse group names many anchors start at the coarse rule.
-fn coarsen(rules: &mut [RowRule], style: super::Style) {
+/// Step 1: rows whose coarse group names many anchors start at the coarse rule. Leaks
+/// only: a leak's first frame says whose allocation it is, while an uninitialised value or
+/// a bad pointer used in a library may be its caller's — there a rule keeps naming the
+/// function (`fun:`), not the whole library.
+fn coarsen(rules: &mut [RowRule], table: &Table, style: super::Style) {
     if style != super::Style::Anchored {
         return;
     }
+    let leak = |id: u32| table.cands[id as usize].shape.kind == "Leak";
     let mut groups: FxHashMap<u32, FxHashSet<u32>> = FxHashMap::default();
     for r in rules.iter() {
         groups
@@ -285,6 +289,7 @@ fn coarsen(rules: &mut [RowRule], style: super::Style) {
     }
     for r in rules.iter_mut() {
         if let Some(k) = r.coarse
+            && leak(k)
             && groups.get(&k).is_some_and(|g| g.len() > COARSEN_AT)
         {
             r.level = Level::Coarse;

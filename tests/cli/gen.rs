@@ -610,3 +610,28 @@ fn rules_survive_other_paths_and_versions() {
         assert_eq!(verdicts.get(&line), Some(&want), "{r}");
     }
 }
+
+/// XML without `<suppression>` blocks (no `--gen-suppressions`): names come from the
+/// stacks, objects from `<obj>`.
+#[test]
+fn xml_without_suppression_blocks() {
+    let xml =
+        std::fs::read_to_string(repo("tests/data/logs/xml/cudart12-libcuda535.xml")).expect("read");
+    let mut stripped = String::new();
+    let mut rest = xml.as_str();
+    while let Some(at) = rest.find("<suppression>") {
+        stripped.push_str(&rest[..at]);
+        let end = rest[at..].find("</suppression>").expect("closed") + at;
+        rest = &rest[end + "</suppression>".len()..];
+    }
+    stripped.push_str(rest);
+    assert!(!stripped.contains("<suppression>"));
+    let dir = tempfile::tempdir().expect("tmp");
+    let log = dir.path().join("no-gen-blocks.xml");
+    std::fs::write(&log, stripped).expect("write");
+    let run = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+    assert!(run.with("keep").is_empty());
+    assert!(!run.with("suppress").is_empty());
+    assert_guarantee(&run, &log, 12);
+    assert_clean(&run.supp, 12);
+}
