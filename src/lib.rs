@@ -5,7 +5,7 @@
 //! - [`lint`] checks them and produces [`diagnostic::Diagnostic`]s;
 //! - [`diagnostic`] renders those for people and machines;
 //! - [`logs`] reads Valgrind's logs, [`matcher`] and [`replay`] match rules against them as
-//!   Valgrind does, and [`r#gen`] writes rules for their third-party noise.
+//!   Valgrind does, and `gen` (the module `r#gen`) writes rules for their third-party noise.
 //!
 //! The library never prints or exits; the `vgsupp` binary's `cli` module does.
 

@@ -252,18 +252,9 @@ fn leaky_ext_article_command_keeps_the_ground_truth() {
     );
 }
 
-/// The 575 MB XML twin: read in full only by optimised builds or with
-/// `VGSUPP_FULL_FIXTURES=1` (an unoptimised build takes minutes).
+/// The 575 MB XML twin (about 30 s in an unoptimised build).
 #[test]
 fn leaky_ext_xml_keeps_the_ground_truth() {
-    let full =
-        !cfg!(debug_assertions) || std::env::var("VGSUPP_FULL_FIXTURES").is_ok_and(|v| v == "1");
-    if !full {
-        eprintln!(
-            "leaky-ext.xml.gz: skipped in unoptimised builds (VGSUPP_FULL_FIXTURES=1 runs it)"
-        );
-        return;
-    }
     let Some(log) = shared_fixture("fixtures/torch/leaky-ext.xml.gz", "gen leaky-ext.xml") else {
         return;
     };
