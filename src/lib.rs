@@ -13,5 +13,6 @@ pub mod lint;
 pub mod logs;
 pub mod matcher;
 pub mod replay;
+pub mod sidecar;
 pub mod supp;
 pub mod yaml;

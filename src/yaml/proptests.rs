@@ -48,6 +48,12 @@ fn text() -> impl Strategy<Value = String> {
             "1:30",
             "2026-11-30",
             "0x1F",
+            "a -",
+            "a ?",
+            "-a",
+            "?a",
+            ":a",
+            "a -b",
             ".inf",
             "\u{1}",
         ])

@@ -125,6 +125,10 @@ pub fn plain_syntax_ok(text: &str, flow: bool) -> bool {
     if flow && text.contains([',', '[', ']', '{', '}']) {
         return false;
     }
+    if flow && text.ends_with(['-', '?']) {
+        // `{log: a -}`: readers take `-}` for the start of another scalar.
+        return false;
+    }
     // No line breaks, tabs or anything outside the printable set, and no characters that
     // YAML 1.1 readers take as line breaks.
     text.chars()
