@@ -11,8 +11,8 @@ use super::tree::{Document, Entry, Item, Map, Node, Notes, Scalar, Seq, Style, V
 
 /// The longest flow collection kept on one line.
 const FLOW_WIDTH: usize = 160;
-/// Keys longer than this are written as explicit keys (`? key`): YAML limits implicit keys
-/// to 1024 characters.
+/// Keys written longer than this (quotes and escapes included) are written as explicit keys
+/// (`? key`): YAML limits implicit keys to 1024 characters of source.
 const LONG_KEY: usize = 1000;
 
 /// The YAML text of `doc`.
@@ -79,13 +79,14 @@ impl Writer {
 
     /// One entry, from its key on (the indentation is written).
     fn entry(&mut self, e: &Entry, indent: usize) {
-        if e.key.chars().count() > LONG_KEY {
+        let key = key_text(&e.key);
+        if key.chars().count() > LONG_KEY {
             self.out.push_str("? ");
-            self.out.push_str(&scalar::double_quoted(&e.key));
+            self.out.push_str(&key);
             self.out.push('\n');
             self.indent(indent);
         } else {
-            self.out.push_str(&key_text(&e.key));
+            self.out.push_str(&key);
         }
         self.out.push(':');
         self.value_after_key(&e.value, &e.notes, indent);
@@ -318,10 +319,11 @@ fn flow_into(node: &Node, out: &mut String, depth: usize) -> Option<()> {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                if e.key.chars().count() > LONG_KEY {
+                let key = key_text(&e.key);
+                if key.chars().count() > LONG_KEY {
                     return None;
                 }
-                let _ = write!(out, "{}: ", key_text(&e.key));
+                let _ = write!(out, "{key}: ");
                 flow_into(&e.value, out, depth + 1)?;
             }
             out.push('}');
@@ -387,7 +389,9 @@ mod tests {
         assert_eq!(round("-\n  # c\n  a: 1\n"), "# c\n- a: 1\n");
         assert_eq!(round("\"a b\": 1\n\"12\": x\n"), "a b: 1\n\"12\": x\n");
         let long = format!("? {}\n: 1\n", "k".repeat(1100));
-        assert_eq!(round(&long), format!("? \"{}\"\n: 1\n", "k".repeat(1100)));
+        assert_eq!(round(&long), format!("? {}\n: 1\n", "k".repeat(1100)));
+        let escaped = format!("? \"{}\"\n: 1\n", "\\x05".repeat(300));
+        assert!(round(&escaped).starts_with("? \"\\x05"));
     }
 
     #[test]
