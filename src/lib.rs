@@ -7,6 +7,7 @@
 //!
 //! The library never prints or exits; the `vgsupp` binary's `cli` module does.
 
+pub mod config;
 pub mod date;
 pub mod diagnostic;
 pub mod lint;

@@ -1,8 +1,10 @@
 //! Checks over a parsed suppression file: the loader's verdicts (`VS1xx`), what Valgrind
-//! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`).
+//! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`); the severities a project sets
+//! ([`severity`]).
 
 pub mod registry;
 pub mod rules;
+pub mod severity;
 
 use std::collections::BTreeMap;
 
