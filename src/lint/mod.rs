@@ -1,7 +1,8 @@
 //! Checks over a parsed suppression file: the loader's verdicts (`VS1xx`), what Valgrind
-//! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`); the severities a project sets
-//! ([`severity`]).
+//! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`); a file against its sidecar
+//! (`VS4xx`, [`provenance`]); the severities a project sets ([`severity`]).
 
+pub mod provenance;
 pub mod registry;
 pub mod rules;
 pub mod severity;

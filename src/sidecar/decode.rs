@@ -32,6 +32,17 @@ impl SidecarError {
             Self::NotAMapping { line, .. } => *line,
         }
     }
+
+    /// What is wrong, without the line (for diagnostics, which give it apart).
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Yaml(e) => e.kind.to_string(),
+            Self::NotAMapping { found, .. } => {
+                format!("the sidecar must be a mapping (`version: 1`, `rules: …`), not {found}")
+            }
+        }
+    }
 }
 
 /// A value that does not fit the schema.

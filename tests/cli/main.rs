@@ -2,6 +2,7 @@
 
 mod commands;
 mod common;
+mod config;
 mod corpus;
 mod demangle;
 mod diagnostics;
