@@ -124,9 +124,11 @@ pub fn decode(src: &[u8]) -> Result<Decoded, SidecarError> {
             let text = e.value.as_scalar().map(|s| s.text.clone());
             match text.as_deref().and_then(|t| t.parse::<u64>().ok()) {
                 Some(VERSION) => {}
-                _ => {
+                number => {
                     let shown = text.unwrap_or_else(|| e.value.kind_name().to_owned());
                     cx.problem(e.line, None, ProblemKind::UnknownVersion(shown));
+                    // Not ours to rewrite: `encode` refuses any version but ours.
+                    sidecar.version = number.unwrap_or(0);
                     sidecar.doc = doc;
                     return Ok(cx.done(sidecar));
                 }
@@ -462,6 +464,13 @@ retired:
         let d = decode(b"version: 2\nrules:\n  a: {}\n").expect("reads");
         assert_eq!(d.problems[0].kind, ProblemKind::UnknownVersion("2".into()));
         assert!(d.sidecar.rules.is_empty());
+        assert_eq!(d.sidecar.version, 2);
+        let d = decode(b"version: one\n").expect("reads");
+        assert_eq!(
+            d.problems[0].kind,
+            ProblemKind::UnknownVersion("one".into())
+        );
+        assert_eq!(d.sidecar.version, 0);
         let d = decode(b"rules:\n  a: {}\n").expect("reads");
         assert_eq!(d.problems[0].kind, ProblemKind::MissingVersion);
         assert_eq!(d.sidecar.rules.len(), 1);

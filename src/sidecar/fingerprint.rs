@@ -20,6 +20,22 @@ pub fn fingerprint(src: &[u8], record: &Record) -> String {
     of_body(&crate::supp::canonical_body(src, record))
 }
 
+/// The name and fingerprint of every named record of the suppression file `src`, in file
+/// order (what `gen` records for the file it wrote).
+#[must_use]
+pub fn by_name(src: &[u8]) -> Vec<(String, String)> {
+    let file = crate::supp::parse(src.to_vec());
+    file.records()
+        .filter_map(|r| {
+            let name = r.name(&file.source)?;
+            Some((
+                String::from_utf8_lossy(name).into_owned(),
+                fingerprint(&file.source, r),
+            ))
+        })
+        .collect()
+}
+
 /// The fingerprint of a canonical body.
 #[must_use]
 pub fn of_body(body: &[u8]) -> String {
@@ -69,5 +85,18 @@ mod tests {
         assert!(matches(" E3B0C44298FC", "e3b0c44298fc"));
         let formatted = String::from_utf8(format_source(b.as_bytes())).expect("utf-8");
         assert_eq!(fp(&formatted), fp(b));
+    }
+
+    #[test]
+    fn every_named_record_in_order() {
+        let src = "{\n   b\n   Memcheck:Leak\n   fun:malloc\n}\n{\n}\n{\n   a\n   Memcheck:Cond\n   fun:f\n}\n";
+        let got = by_name(src.as_bytes());
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["b", "a"], "the record without a name is left out");
+        assert_eq!(
+            got[0].1,
+            fp("{\n   b\n   Memcheck:Leak\n   fun:malloc\n}\n")
+        );
+        assert_eq!(got[1].1, fp("{\n   x\n   Memcheck:Cond\n   fun:f\n}\n"));
     }
 }

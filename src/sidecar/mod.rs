@@ -8,7 +8,9 @@
 //! - [`encode`] writes the model back into the tree it was read from, so unknown keys (at
 //!   every level, in their place), key order and comments survive;
 //! - [`fingerprint`] hashes a rule's canonical body; [`store`] finds, reads and atomically
-//!   writes sidecar files.
+//!   writes sidecar files;
+//! - [`append()`] is what `gen` calls: the rules it wrote, with their provenance, merged
+//!   into the sidecar next to its output and saved, in one call.
 //!
 //! Schema version 1:
 //!
@@ -22,6 +24,7 @@
 //!   NAME: {retired, why, …}
 //! ```
 
+pub mod append;
 pub mod decode;
 pub mod encode;
 pub mod fingerprint;
@@ -34,6 +37,7 @@ use std::str::FromStr;
 use crate::date::Date;
 use crate::yaml::{self, Map, Notes};
 
+pub use append::{Appended, GeneratedRule, append};
 pub use decode::{Decoded, Problem, ProblemKind, SidecarError, decode};
 pub use encode::{EncodeError, encode};
 pub use fingerprint::fingerprint;
@@ -45,7 +49,8 @@ pub const VERSION: u64 = 1;
 /// A sidecar: its rules' provenance, in file order, and the rules retired from the file.
 #[derive(Debug, Clone, Default)]
 pub struct Sidecar {
-    /// `version:` (1 when absent).
+    /// `version:` (1 when absent; 0 when it is not a number). Only [`VERSION`] is read
+    /// and written.
     pub version: u64,
     /// `rules:`, in file order.
     pub rules: Vec<RuleEntry>,
@@ -270,6 +275,30 @@ impl Sidecar {
             notes: rule.notes,
         });
         true
+    }
+}
+
+impl Generated {
+    /// `generated:` with the command line that made the rule, no sources and no
+    /// environment yet.
+    #[must_use]
+    pub fn new(tool: &str) -> Self {
+        Self {
+            tool: Some(tool.to_owned()),
+            ..Self::default()
+        }
+    }
+}
+
+impl Source {
+    /// A source log: its path as given and its SHA-256 (hex), the key merges go by.
+    #[must_use]
+    pub fn new(log: &str, sha256: &str) -> Self {
+        Self {
+            log: Some(log.to_owned()),
+            sha256: Some(sha256.to_owned()),
+            ..Self::default()
+        }
     }
 }
 

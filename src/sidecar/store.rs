@@ -69,6 +69,33 @@ pub fn path_for(supp: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The SHA-256 (hex) of the file at `path`, read in blocks: the key by which a rule's
+/// sources (`generated.from[].sha256`) are told apart.
+///
+/// # Errors
+/// When the file cannot be read.
+pub fn sha256_file(path: &Path) -> Result<String, StoreError> {
+    use sha2::{Digest as _, Sha256};
+    use std::io::Read as _;
+    let mut file = fs::File::open(path).map_err(io_err(path))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0_u8; 1 << 20];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_err(path)(e)),
+        };
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 /// Read the sidecar at `path`; `None` when there is no file.
 ///
 /// # Errors
@@ -273,6 +300,21 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(left.is_empty());
+    }
+
+    #[test]
+    fn sha256_of_a_file() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let p = tmp.path().join("run.log");
+        fs::write(&p, b"abc").expect("write");
+        assert_eq!(
+            sha256_file(&p).expect("hash"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(matches!(
+            sha256_file(&tmp.path().join("none")),
+            Err(StoreError::Io { .. })
+        ));
     }
 
     #[test]

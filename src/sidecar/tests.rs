@@ -166,9 +166,7 @@ fn new_sidecar_and_removal_and_retire() {
 #[test]
 fn other_versions_are_not_rewritten() {
     let d = decode(b"version: 2\nrules: {}\n").expect("reads");
-    let mut s = d.sidecar;
-    s.version = 2;
-    assert_eq!(encode(&s), Err(EncodeError::UnknownVersion(2)));
+    assert_eq!(encode(&d.sidecar), Err(EncodeError::UnknownVersion(2)));
 }
 
 fn source(log: &str, sha: Option<&str>, errors: u64) -> Source {
@@ -403,6 +401,47 @@ proptest! {
         let d = decode(out.as_bytes()).map_err(|e| TestCaseError::fail(format!("{e}\n{out}")))?;
         prop_assert_eq!(&d.problems, &vec![], "{}", out);
         prop_assert_eq!(&d.sidecar, &s, "{}", out);
+        prop_assert_eq!(encode(&d.sidecar).map_err(|e| TestCaseError::fail(e.to_string()))?, out);
+    }
+}
+
+fn notes() -> impl Strategy<Value = crate::yaml::Notes> {
+    (
+        any::<bool>(),
+        prop::collection::vec("[ -~]{0,10}", 0..3),
+        prop::option::of("[ -~]{0,10}"),
+    )
+        .prop_map(|(blank_before, before, trailing)| crate::yaml::Notes {
+            blank_before,
+            before,
+            trailing,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Comments a person wrote around rules and at the end of the file survive a rewrite
+    /// (with the model), and a second rewrite changes no byte.
+    #[test]
+    fn comments_survive_a_rewrite(
+        rules in prop::collection::btree_map("[a-z][a-z.]{0,10}", (rule_strategy(), notes()), 1..4),
+        end in prop::collection::vec("[ -~]{0,10}", 0..3),
+    ) {
+        let mut s = Sidecar::new();
+        for (name, (mut r, n)) in rules {
+            r.name = name;
+            r.notes = n;
+            s.rules.push(r);
+        }
+        s.doc.end_comments = end.clone();
+        let out = encode(&s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let d = decode(out.as_bytes()).map_err(|e| TestCaseError::fail(format!("{e}\n{out}")))?;
+        prop_assert_eq!(&d.sidecar, &s, "{}", out);
+        for (a, b) in s.rules.iter().zip(&d.sidecar.rules) {
+            prop_assert_eq!(&a.notes, &b.notes, "{}", out);
+        }
+        prop_assert_eq!(&d.sidecar.doc.end_comments, &end, "{}", out);
         prop_assert_eq!(encode(&d.sidecar).map_err(|e| TestCaseError::fail(e.to_string()))?, out);
     }
 }

@@ -17,3 +17,4 @@ mod matching;
 mod objects;
 mod output;
 mod properties;
+mod sidecar;
