@@ -90,10 +90,17 @@ pub fn decode(src: &[u8], path: &Path) -> Result<Config, ConfigError> {
                 config.valgrind = Some(Valued { value: v, line });
             }
             "suppressions" => {
-                config.suppressions = Some(Valued {
-                    value: globs(&e.value, line, "suppressions")?,
-                    line,
-                });
+                let value = globs(&e.value, line, "suppressions")?;
+                // Directories are walked and each file's name is matched, never its path.
+                if let Some(g) = value.iter().find(|g| g.contains('/')) {
+                    return err(
+                        line,
+                        format!(
+                            "`suppressions`: `{g}` has a `/`; these globs match file names (`*.supp`), not paths"
+                        ),
+                    );
+                }
+                config.suppressions = Some(Valued { value, line });
             }
             "first-party" => {
                 config.first_party = Some(Valued {
@@ -319,14 +326,14 @@ mod tests {
 
     #[test]
     fn every_setting() {
-        let c = read("# project settings\nvalgrind: \"3.19\"\nsuppressions: [\"*.supp\", valgrind/*.txt]\nfirst-party: \"*/leaky_ext*.so\"\nowner: \"@ml-infra\"\nexpires-in: 90\nsidecar:\n  required: [reason, owner]\n  expiring-within: 30\nlints:\n  VS901: off\n  missing-name: info\nprofiles:\n  - name: vendor-blas\n    objects: [\"*/libvendorblas*.so*\"]\n    sources: [\"*/vendorblas/*\"]\nfuture-setting: 1\n").expect("reads");
+        let c = read("# project settings\nvalgrind: \"3.19\"\nsuppressions: [\"*.supp\", \"*.valgrind\"]\nfirst-party: \"*/leaky_ext*.so\"\nowner: \"@ml-infra\"\nexpires-in: 90\nsidecar:\n  required: [reason, owner]\n  expiring-within: 30\nlints:\n  VS901: off\n  missing-name: info\nprofiles:\n  - name: vendor-blas\n    objects: [\"*/libvendorblas*.so*\"]\n    sources: [\"*/vendorblas/*\"]\nfuture-setting: 1\n").expect("reads");
         assert_eq!(
             c.valgrind.as_ref().map(|v| (v.value.to_string(), v.line)),
             Some(("3.19".into(), 2))
         );
         assert_eq!(
             c.suppressions.as_ref().map(|v| v.value.clone()),
-            Some(vec!["*.supp".into(), "valgrind/*.txt".into()])
+            Some(vec!["*.supp".into(), "*.valgrind".into()])
         );
         assert_eq!(
             c.first_party.as_ref().map(|v| v.value.clone()),
@@ -380,6 +387,10 @@ mod tests {
         assert_eq!(
             error("\nsuppressions: [\"a[\"]\n"),
             "line 2: `suppressions`: invalid glob `a[`: unclosed character class; missing ']'"
+        );
+        assert_eq!(
+            error("suppressions: [\"*.supp\", \"rules/*.supp\"]\n"),
+            "line 1: `suppressions`: `rules/*.supp` has a `/`; these globs match file names (`*.supp`), not paths"
         );
         assert_eq!(
             error("expires-in: -3\n"),

@@ -1,6 +1,6 @@
 //! What `gen` calls to record the provenance of the rules it wrote: one call reads the
 //! sidecar next to `OUT.supp` (if there is one), merges the generated rules into it
-//! ([`super::merge`]: same name → `generated.from` merged by log hash, earliest
+//! ([`super::merge()`]: same name → `generated.from` merged by log hash, earliest
 //! `created`, fields people set kept) and writes it back atomically ([`super::store`]).
 //!
 //! ```no_run

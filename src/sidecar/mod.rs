@@ -1,13 +1,13 @@
 //! The provenance sidecar `NAME.supp.yaml` next to `NAME.supp` (PRODUCT.md §3): why each
 //! rule exists, who owns it, where it came from, when to look at it again.
 //!
-//! - [`decode`] reads the bytes (bounded, see [`crate::yaml::read`]) into a typed
+//! - [`decode()`] reads the bytes (bounded, see [`crate::yaml::read()`]) into a typed
 //!   [`Sidecar`] and lists what does not fit the schema as [`Problem`]s;
-//! - [`merge`] adds what `gen` produced to an existing sidecar without duplicating rules or
+//! - [`merge()`] adds what `gen` produced to an existing sidecar without duplicating rules or
 //!   provenance, keeping what people edited;
-//! - [`encode`] writes the model back into the tree it was read from, so unknown keys (at
+//! - [`encode()`] writes the model back into the tree it was read from, so unknown keys (at
 //!   every level, in their place), key order and comments survive;
-//! - [`fingerprint`] hashes a rule's canonical body; [`store`] finds, reads and atomically
+//! - [`fingerprint()`] hashes a rule's canonical body; [`store`] finds, reads and atomically
 //!   writes sidecar files;
 //! - [`append()`] is what `gen` calls: the rules it wrote, with their provenance, merged
 //!   into the sidecar next to its output and saved, in one call.

@@ -61,7 +61,7 @@ impl Iterator for ItemLines<'_> {
     }
 }
 
-/// The canonical text of a record's body: what [`format`] writes for its tool line, extra
+/// The canonical text of a record's body: what [`format()`] writes for its tool line, extra
 /// line and frame lines (and lines it cannot classify), in order, each ending with `\n`.
 /// The braces, the name line, comments and blank lines are left out, so the result changes
 /// exactly when what Valgrind matches with the record changes, and formatting the file

@@ -51,6 +51,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             a.valgrind = s.valgrind.value.to_string();
             matching::run(&a, out)
         }
+        // Printed above, before any config is read.
         Command::Completions { .. } => Ok(Exit::Clean),
     }
 }
