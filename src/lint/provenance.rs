@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(
             run("rules: [", "2026-12-01"),
             [
-                "a.supp.yaml:2:1 VS407 line 2: invalid YAML: while parsing a node, did not find expected node content"
+                "a.supp.yaml:2:1 VS407 invalid YAML: while parsing a node, did not find expected node content"
             ]
         );
         assert_eq!(
