@@ -2,6 +2,7 @@
 
 mod commands;
 mod common;
+mod config;
 mod corpus;
 mod demangle;
 mod diagnostics;
@@ -17,3 +18,4 @@ mod matching;
 mod objects;
 mod output;
 mod properties;
+mod sidecar;
