@@ -5,6 +5,7 @@ mod common;
 mod corpus;
 mod demangle;
 mod diagnostics;
+mod gen_scenario;
 mod grammar;
 mod logs_text;
 mod logs_xml;
