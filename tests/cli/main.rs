@@ -5,6 +5,7 @@ mod common;
 mod corpus;
 mod demangle;
 mod diagnostics;
+mod example_torch;
 mod gen_scenario;
 mod grammar;
 mod logs_text;
