@@ -9,11 +9,12 @@
 # ratio to `wc -l`, and peak RSS (`/usr/bin/time -v`). Then a peak-RSS run on a >= 2 GB
 # text log (MEM_CHECK=0 skips it).
 #
-# Then the text reader alone (benches/ingest.rs: sequential, and on every core with
-# logs::parallel) on the same text log, as a ratio to `wc -l`'s wall time.
+# Then the readers alone (benches/ingest.rs: sequential, and on every core with
+# logs::parallel / logs::xml::parallel) on the same text and XML logs, as a ratio to
+# `wc -l`'s wall time.
 #
-# Targets: text ingest within 3x of `wc -l` and >= 500 MB/s per core (CPU time), peak
-# memory < 100 MB on a 2 GB log.
+# Targets: text ingest within 3x of `wc -l` and >= 500 MB/s per core (CPU time), XML
+# `match` within 8x of `wc -l`, peak memory < 100 MB on a 2 GB log.
 #
 # Usage: bench/logs.sh   RUNS=N (default 3) runs per measurement; the machine may be shared:
 #                        CPU time is the number to compare, wall time is noisier.
@@ -113,6 +114,8 @@ if [[ -f $xml_gz ]]; then
   xml=$work/leaky-ext.xml
   make_log "$xml_gz" "$xml" 500000000
   bench xml "$xml"
+  xml_wc_wall=$(measure wc -l "$xml" | cut -d' ' -f2)
+  xml_ingest=$(cargo bench --quiet --bench ingest -- "$xml" "$runs" 2>/dev/null | grep -E '^(sequential|parallel)')
   rm -f "$xml"
 else
   echo "skipping the XML log: $xml_gz not found" >&2
@@ -129,6 +132,14 @@ while read -r line; do
   wall=$(awk '{ print $3 }' <<<"$line")
   printf '%s  = %.1f x wc -l\n' "$line" "$(awk -v a="$wall" -v b="$wc_wall" 'BEGIN { print a / b }')"
 done <<<"$ingest"
+if [[ -n ${xml_ingest:-} ]]; then
+  echo
+  echo "XML reader alone (benches/ingest.rs, best of $runs; wc -l wall: $xml_wc_wall s):"
+  while read -r line; do
+    wall=$(awk '{ print $3 }' <<<"$line")
+    printf '%s  = %.1f x wc -l\n' "$line" "$(awk -v a="$wall" -v b="$xml_wc_wall" 'BEGIN { print a / b }')"
+  done <<<"$xml_ingest"
+fi
 
 if [[ $mem_check != 0 ]]; then
   one=$work/one.txt

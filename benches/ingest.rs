@@ -1,5 +1,5 @@
-//! Text-log ingest throughput: the reader alone (no matching, no output), sequential and on
-//! several threads, on a log given on the command line.
+//! Log ingest throughput: the reader alone (no matching, no output), sequential and on
+//! several threads, on a log given on the command line (text or XML, by its content).
 //!
 //! ```text
 //! cargo bench --bench ingest -- LOG [RUNS] [sequential|parallel]
@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use vgsupp::logs::LogItem;
 use vgsupp::logs::parallel::{DEFAULT_CHUNK, ParallelTextReader};
 use vgsupp::logs::text::TextReader;
+use vgsupp::logs::xml::XmlReader;
+use vgsupp::logs::xml::parallel::{DEFAULT_CHUNK as XML_CHUNK, ParallelXmlReader};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -55,7 +57,26 @@ fn main() {
     let size = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     type Reader = fn(&str, usize) -> usize;
-    let readers: [(&str, Reader); 2] = [
+    let xml = is_xml(path);
+    let xml_readers: [(&str, Reader); 2] = [
+        ("sequential", |p, _| {
+            let f = std::fs::File::open(p).unwrap();
+            count(XmlReader::new(BufReader::with_capacity(1 << 20, f)))
+        }),
+        ("parallel", |p, threads| {
+            let f = std::fs::File::open(p).unwrap();
+            let reader = ParallelXmlReader::new(f, p, threads, XML_CHUNK).unwrap();
+            let mut n = 0;
+            reader
+                .for_each_ref(|i| {
+                    n += usize::from(matches!(i, Ok(LogItem::Error(_))));
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+            n
+        }),
+    ];
+    let text_readers: [(&str, Reader); 2] = [
         ("sequential", |p, _| {
             let f = std::fs::File::open(p).unwrap();
             count(TextReader::new(BufReader::with_capacity(1 << 20, f)))
@@ -73,8 +94,10 @@ fn main() {
             n
         }),
     ];
-    println!("{path}: {size:.0} MB, {threads} cores");
-    for (name, read) in readers {
+    let readers: &[(&str, Reader)] = if xml { &xml_readers } else { &text_readers };
+    let format = if xml { "XML" } else { "text" };
+    println!("{path}: {size:.0} MB {format}, {threads} cores");
+    for &(name, read) in readers {
         if only.is_some_and(|o| o != name) {
             continue;
         }
@@ -96,4 +119,15 @@ fn main() {
             size / cpu.as_secs_f64().max(0.001),
         );
     }
+}
+
+/// Whether the log starts like an XML log.
+fn is_xml(path: &str) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let head = head[..n].trim_ascii_start();
+    head.starts_with(b"<?xml") || head.starts_with(b"<valgrindoutput")
 }

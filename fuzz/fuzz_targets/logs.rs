@@ -1,5 +1,5 @@
-//! Read arbitrary bytes as a text log (sequentially, and on two threads with a chunk size
-//! taken from the first byte) and as an XML log, and check the readers' invariants
+//! Read arbitrary bytes as a text log and as an XML log (each sequentially, and on two
+//! threads with a chunk size taken from the first byte), and check the readers' invariants
 //! (`log_checks::check_logs`).
 
 #![no_main]

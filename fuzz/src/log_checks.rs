@@ -10,14 +10,16 @@ use vgsupp::logs::LogItem;
 use vgsupp::logs::parallel::ParallelTextReader;
 use vgsupp::logs::text::TextReader;
 use vgsupp::logs::xml::XmlReader;
+use vgsupp::logs::xml::parallel::ParallelXmlReader;
 
 /// The result of a check: `Err` says what broke.
 pub type LogCheck = Result<(), String>;
 
-/// Reads `data` as a text log, sequentially and on two threads with `chunk`-byte chunks,
-/// and as an XML log. Nothing panics or fails (the bytes are in memory or in a temporary
-/// file), every line number lies within the log, every stack and block can be walked, and
-/// the parallel reader gives exactly the sequential reader's items.
+/// Reads `data` as a text log and as an XML log, each sequentially and on two threads with
+/// `chunk`-byte chunks. Nothing panics or fails (the bytes are in memory or in a temporary
+/// file), every line number lies within the log, every stack and block can be walked, the
+/// parallel readers give exactly the sequential readers' items, and the XML reader's fast
+/// path for frames gives what reading them token by token gives.
 pub fn check_logs(data: &[u8], chunk: u64) -> LogCheck {
     // Lines, counting a last one without `\n`; line numbers are 1-based.
     let lines = data.split(|b| *b == b'\n').count() as u64;
@@ -66,7 +68,50 @@ pub fn check_logs(data: &[u8], chunk: u64) -> LogCheck {
     for item in &xml {
         check_item(item, lines).map_err(|e| format!("xml: {e}"))?;
     }
+    let tokens: Vec<LogItem> = XmlReader::new(data)
+        .token_by_token()
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("XML reader failed in memory: {e}"))?;
+    same("XML frames read token by token", &tokens, &xml)?;
+    for never_alone in [false, true] {
+        let mut file = tempfile::tempfile().map_err(|e| format!("tempfile: {e}"))?;
+        file.write_all(data)
+            .map_err(|e| format!("writing the tempfile: {e}"))?;
+        let mut reader = ParallelXmlReader::new(file, "log", 2, chunk)
+            .map_err(|e| format!("parallel XML reader did not open: {e}"))?;
+        if never_alone {
+            reader = reader.never_alone();
+        }
+        let parallel: Vec<LogItem> = reader
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("parallel XML reader failed: {e}"))?;
+        same(
+            &format!("XML in chunks of {chunk} bytes (never alone: {never_alone})"),
+            &parallel,
+            &xml,
+        )?;
+    }
     Ok(())
+}
+
+/// `got` is `want`, item for item; else where they part.
+fn same(what: &str, got: &[LogItem], want: &[LogItem]) -> LogCheck {
+    if got == want {
+        return Ok(());
+    }
+    let at = got
+        .iter()
+        .zip(want)
+        .position(|(g, w)| g != w)
+        .unwrap_or(got.len().min(want.len()));
+    Err(format!(
+        "{what}: the items differ from item {at} ({} items against {}):\ngot: {:?}\n\
+         want: {:?}",
+        got.len(),
+        want.len(),
+        got.get(at),
+        want.get(at)
+    ))
 }
 
 fn check_item(item: &LogItem, lines: u64) -> LogCheck {

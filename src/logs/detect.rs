@@ -1,4 +1,6 @@
-//! Opening a log: gzip detected by its magic bytes, XML or text by its first non-blank bytes.
+//! Opening a log: gzip detected by its magic bytes, XML or text by its first non-blank
+//! bytes; a large plain file is read on several threads (`logs::parallel`,
+//! `logs::xml::parallel`).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -8,18 +10,21 @@ use crate::logs::parallel::ParallelTextReader;
 use crate::logs::record::{LogFormat, LogItem, ReadError};
 use crate::logs::text::TextReader;
 use crate::logs::xml::XmlReader;
+#[cfg(unix)]
+use crate::logs::xml::parallel::ParallelXmlReader;
 
 /// The items of a log, streamed.
 pub type Items = Box<dyn Iterator<Item = Result<LogItem, ReadError>>>;
 
 const BUF: usize = 1 << 20;
 
-/// Uncompressed text logs at least this large are read on several threads.
+/// Uncompressed logs at least this large are read on several threads (gzip streams are
+/// read by one: they cannot be entered in the middle).
 #[cfg(unix)]
 const PARALLEL_MIN: u64 = 8 << 20;
 
-/// How many threads read one large text log: `VGSUPP_READ_THREADS` when set (1 reads on
-/// the calling thread only), else the available cores, at most 8.
+/// How many threads read one large log: `VGSUPP_READ_THREADS` when set (1 reads on the
+/// calling thread only), else the available cores, at most 8.
 #[cfg(unix)]
 fn read_threads() -> usize {
     std::env::var("VGSUPP_READ_THREADS")
@@ -43,6 +48,8 @@ pub fn open(path: &Path) -> Result<(LogFormat, Items), ReadError> {
         Source::Items(items) => items,
         #[cfg(unix)]
         Source::Parallel(reader) => reader,
+        #[cfg(unix)]
+        Source::ParallelXml(reader) => reader,
     };
     Ok((format, items))
 }
@@ -57,6 +64,8 @@ enum Source {
     Items(Items),
     #[cfg(unix)]
     Parallel(Box<ParallelTextReader>),
+    #[cfg(unix)]
+    ParallelXml(Box<ParallelXmlReader>),
 }
 
 impl Log {
@@ -67,8 +76,8 @@ impl Log {
     }
 
     /// Calls `f` with every item in order, by reference (a read error as `Err`), and stops
-    /// at the first `Err` that `f` returns. For a large text log read on several threads
-    /// this is faster than iterating (see [`ParallelTextReader::for_each_ref`]).
+    /// at the first `Err` that `f` returns. For a large log read on several threads this is
+    /// faster than iterating (see [`ParallelTextReader::for_each_ref`]).
     ///
     /// # Errors
     /// What `f` returns.
@@ -88,6 +97,8 @@ impl Log {
             }
             #[cfg(unix)]
             Source::Parallel(reader) => reader.for_each_ref(f),
+            #[cfg(unix)]
+            Source::ParallelXml(reader) => reader.for_each_ref(f),
         }
     }
 }
@@ -106,20 +117,27 @@ pub fn open_log(path: &Path) -> Result<Log, ReadError> {
     let mut raw = BufReader::with_capacity(BUF, file);
     let gz = raw.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
     #[cfg(unix)]
-    if !gz && sniff(&mut raw).map_err(io)? == LogFormat::Text {
+    if !gz {
+        let format = sniff(&mut raw).map_err(io)?;
         let threads = read_threads();
         let meta = raw.get_ref().metadata().map_err(io)?;
         if threads > 1 && meta.is_file() && meta.len() >= PARALLEL_MIN {
-            let reader = ParallelTextReader::new(
-                raw.into_inner(),
-                &name,
-                threads,
-                crate::logs::parallel::DEFAULT_CHUNK,
-            )?;
-            return Ok(Log {
-                format: LogFormat::Text,
-                source: Source::Parallel(Box::new(reader)),
-            });
+            let file = raw.into_inner();
+            let source = match format {
+                LogFormat::Text => Source::Parallel(Box::new(ParallelTextReader::new(
+                    file,
+                    &name,
+                    threads,
+                    crate::logs::parallel::DEFAULT_CHUNK,
+                )?)),
+                LogFormat::Xml => Source::ParallelXml(Box::new(ParallelXmlReader::new(
+                    file,
+                    &name,
+                    threads,
+                    crate::logs::xml::parallel::DEFAULT_CHUNK,
+                )?)),
+            };
+            return Ok(Log { format, source });
         }
     }
     let reader: Box<dyn BufRead> = if gz {

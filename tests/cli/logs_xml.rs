@@ -588,3 +588,106 @@ fn an_error_fragment() {
     assert_eq!(errs[0].kind, "Leak");
     assert!(!errs[0].stack.is_empty());
 }
+
+/// A log of `min_len` bytes or more: one document of the errors of a recording repeated,
+/// then another recording (two documents).
+fn large_log(min_len: usize) -> Vec<u8> {
+    let doc = fixture("memcheck-3.19-errors-leaks.xml");
+    let first = memmem::find(&doc, b"\n<error>").expect("an error") + 1;
+    let last = memmem::rfind(&doc, b"</error>").expect("an error") + 9;
+    let mut out = doc[..first].to_vec();
+    while out.len() < min_len {
+        out.extend_from_slice(&doc[first..last]);
+    }
+    out.extend_from_slice(&doc[last..]);
+    out.extend_from_slice(&fixture("helgrind-3.19-locks.xml"));
+    out
+}
+
+/// A large plain XML log is read on several threads (`logs::xml::parallel`): the items are
+/// the sequential reader's, and `vgsupp match` prints the same with one reader thread or
+/// several.
+#[test]
+fn large_logs_read_on_several_threads_give_the_same_items() {
+    use std::io::Write as _;
+    // Above the 8 MiB parallel threshold.
+    let data = large_log(10 << 20);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("big.xml");
+    std::fs::File::create(&log)
+        .and_then(|mut f| f.write_all(&data))
+        .expect("write log");
+
+    let (sequential, _) = read(&data);
+    let file = std::fs::File::open(&log).expect("open");
+    let mut reader =
+        vgsupp::logs::xml::parallel::ParallelXmlReader::new(file, "big.xml", 2, 1 << 20)
+            .expect("parallel reader");
+    let parallel: Vec<LogItem> = reader.by_ref().map(|i| i.expect("item")).collect();
+    assert_eq!(parallel, sequential);
+    let stats = reader.stats();
+    assert!(
+        stats.accepted >= 8 && stats.reread <= 3 && !stats.alone,
+        "the chunks were not read in parallel: {stats:?}"
+    );
+
+    let supp = dir.path().join("empty.supp");
+    std::fs::write(&supp, "").expect("supp");
+    let run = |threads: &str| {
+        crate::common::vgsupp()
+            .env("VGSUPP_READ_THREADS", threads)
+            .args(["match", "--format", "json", "-s"])
+            .arg(&supp)
+            .arg(&log)
+            .output()
+            .expect("run vgsupp")
+    };
+    let one = run("1");
+    let two = run("2");
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert!(count(&one.stdout, b"\"line\"") > 1_000);
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(one.stderr, two.stderr);
+}
+
+/// The torch XML recording, cut after 24 MiB (an excerpt of a real, deep log: 40-frame
+/// stacks, templates, origins), read on two threads: the sequential reader's items.
+#[test]
+fn leaky_ext_xml_prefix_read_on_several_threads() {
+    use std::io::Write as _;
+    let Some(path) = shared_fixture(
+        "fixtures/torch/leaky-ext.xml.gz",
+        "leaky_ext_xml_prefix_read_on_several_threads",
+    ) else {
+        return;
+    };
+    let mut data = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("open"))
+        .take(24 << 20)
+        .read_to_end(&mut data)
+        .expect("gunzip");
+    let (sequential, _) = read(&data);
+    let mut file = tempfile::tempfile().expect("tempfile");
+    file.write_all(&data).expect("write");
+    for chunk in [256 << 10, 1 << 20] {
+        let file = file.try_clone().expect("clone");
+        let mut reader =
+            vgsupp::logs::xml::parallel::ParallelXmlReader::new(file, "torch.xml", 2, chunk)
+                .expect("parallel reader");
+        let parallel: Vec<LogItem> = reader.by_ref().map(|i| i.expect("item")).collect();
+        assert!(
+            parallel == sequential,
+            "chunks of {chunk}: {:?}",
+            reader.stats()
+        );
+        let stats = reader.stats();
+        assert!(
+            stats.accepted + 2 >= stats.chunks - stats.empty,
+            "chunks of {chunk}: {stats:?}"
+        );
+    }
+}

@@ -303,6 +303,75 @@ fn byte_soup() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// XML-log-like bytes: lines of Valgrind's XML (documents, errors, frames written plainly
+/// and oddly, suppressions, counts, announcements) in any order, with CRLF, references,
+/// CDATA and garbage mixed in, maybe cut.
+fn xml_soup() -> impl Strategy<Value = Vec<u8>> {
+    const LINES: &[&str] = &[
+        "<?xml version=\"1.0\"?>",
+        "<valgrindoutput>",
+        "<valgrindoutput>",
+        "</valgrindoutput>",
+        "<protocolversion>4</protocolversion>",
+        "<pid>7</pid>",
+        "<pid>8</pid>",
+        "<tool>memcheck</tool>",
+        "<preamble><line>Using Valgrind-3.19.0 and LibVEX</line></preamble>",
+        "<status><state>RUNNING</state></status>",
+        "<status><state>FINISHED</state></status>",
+        "<error>",
+        "<error>",
+        "<error>",
+        "</error>",
+        "</error>",
+        "  <unique>0x1</unique>",
+        "  <unique>0x2</unique>",
+        "  <kind>InvalidRead</kind>",
+        "  <kind>Leak_DefinitelyLost</kind>",
+        "  <what>Invalid read of size 4</what>",
+        "  <xwhat><text>8 bytes in 1 blocks are definitely lost in loss record 1 of 2</text></xwhat>",
+        "  <stack>",
+        "  </stack>",
+        "    <frame>",
+        "    </frame>",
+        "      <ip>0x1</ip>",
+        "      <fn>f&lt;int&gt;</fn>",
+        "      <obj>/lib/x.so</obj>",
+        "    <frame><ip>0x2</ip><fn>g</fn><dir>/d</dir><file>a.c</file><line>3</line></frame>",
+        "    <frame> <fn a=\"1\">h</fn> </frame>",
+        "    <frame><fn>&#x41;&bad; & x</fn><!-- c --></frame>",
+        "  <auxwhat>Address 0x1 is 0 bytes after a block</auxwhat>",
+        "  <suppression>",
+        "  </suppression>",
+        "    <skind>Memcheck:Addr4</skind>",
+        "    <sframe> <fun>f</fun> </sframe>",
+        "    <sframe> <obj>*</obj> </sframe>",
+        "    <rawtext><![CDATA[{ fun:f }]]></rawtext>",
+        "<announcethread><hthreadid>1</hthreadid><isrootthread></isrootthread></announcethread>",
+        "</announcethread>",
+        "<errorcounts><pair><count>3</count><unique>0x1</unique></pair></errorcounts>",
+        "<suppcounts><pair><count>1</count><name>r</name></pair></suppcounts>",
+        "<fatal_signal><tid>1</tid><signo>11</signo></fatal_signal>",
+        "",
+        "",
+        "junk < & >",
+        "\u{feff}",
+        "\u{0}\u{1}\u{fffd}",
+    ];
+    let line = (
+        prop::sample::select(LINES),
+        prop::sample::select(&["\n", "\n", "\n", "\r\n"][..]),
+    )
+        .prop_map(|(l, e)| format!("{l}{e}"));
+    (prop::collection::vec(line, 0..300), any::<usize>()).prop_map(|(lines, cut)| {
+        let mut bytes = lines.concat().into_bytes();
+        if cut % 3 == 0 && !bytes.is_empty() {
+            bytes.truncate(cut % bytes.len());
+        }
+        bytes
+    })
+}
+
 /// Log-like text: lines of Valgrind's prefixes, messages, frames and suppression blocks
 /// in any order, with program output, CI time stamps, CRLF and binary bytes mixed in.
 fn log_soup() -> impl Strategy<Value = Vec<u8>> {
@@ -443,7 +512,7 @@ proptest! {
     /// the parallel reader gives exactly the sequential reader's items for any chunk size.
     #[test]
     fn log_readers_hold_their_invariants(
-        log in prop_oneof![3 => log_soup(), 1 => byte_soup()],
+        log in prop_oneof![3 => log_soup(), 2 => xml_soup(), 1 => byte_soup()],
         chunk in 1u64..400,
     ) {
         prop(log_checks::check_logs(&log, chunk))?;

@@ -89,7 +89,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use resume::{ResumeKey, chunk_line, is_sync_pair};
+pub(crate) use resume::{CHUNK_BASE, ResumeKey, chunk_line, is_sync_pair};
 pub(crate) use state::{Spares, State};
 
 /// The longest line kept; longer lines are truncated to this many bytes.

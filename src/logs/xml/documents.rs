@@ -1,10 +1,9 @@
 //! Documents, errors and the elements between them: what completed elements emit.
 
-use std::io::BufRead;
-
-use super::XmlReader;
 use super::elements::{El, parse_tool};
-use super::state::{Doc, ErrBuild, MAX_UNIQUES};
+use super::lexer::Lexer;
+use super::reader::Builder;
+use super::state::{Doc, ErrBuild, FrameText, MAX_UNIQUES};
 use crate::logs::bytes::{after, hex_number, lossy_trim, parse_num, trim};
 use crate::logs::record::{
     ErrorRecord, ErrorSummary, GenFrame, LogItem, Preamble, UsedSuppression,
@@ -13,22 +12,26 @@ use crate::logs::record::{
 /// Announcements kept for the next `<error>`; older ones give way.
 const MAX_CONTEXT: usize = 64;
 
-impl<R: BufRead> XmlReader<R> {
+impl Builder {
     /// An `<errorcounts>` pair: the `<error>` of that `<unique>` occurred `count` times.
-    fn error_count(&mut self, count: u64, unique: u64) {
+    fn error_count(&mut self, lex: &Lexer, count: u64, unique: u64) {
         let Some(doc) = self.doc.as_ref() else {
             return;
         };
         let pid = doc.pid;
         let full = doc.uniques_full;
-        match doc.by_unique.get(&unique).copied() {
+        let found = doc.by_unique.get(&unique).copied();
+        if found.is_none() && doc.guessed {
+            self.consulted_guess = true;
+        }
+        match found {
             Some(error_line) => self.out.push_back(LogItem::ContextCount {
                 pid,
                 count,
                 error_line,
             }),
             None => {
-                let line = self.line();
+                let line = lex.line();
                 let why = if full {
                     "not among those remembered"
                 } else {
@@ -45,8 +48,8 @@ impl<R: BufRead> XmlReader<R> {
         }
     }
 
-    pub(super) fn begin_doc(&mut self) {
-        let line = self.line();
+    pub(super) fn begin_doc(&mut self, lex: &Lexer) {
+        let line = lex.line();
         self.doc = Some(Doc::new(line));
         self.stats.documents += 1;
     }
@@ -75,9 +78,9 @@ impl<R: BufRead> XmlReader<R> {
     }
 
     /// `</valgrindoutput>`.
-    pub(super) fn end_doc(&mut self) {
+    pub(super) fn end_doc(&mut self, lex: &Lexer) {
         self.ensure_preamble();
-        let line = self.line();
+        let line = lex.line();
         if let Some(doc) = self.doc.take()
             && !doc.finished
         {
@@ -102,10 +105,10 @@ impl<R: BufRead> XmlReader<R> {
         self.doc = None;
     }
 
-    pub(super) fn begin_error(&mut self) {
+    pub(super) fn begin_error(&mut self, lex: &Lexer) {
         self.ensure_preamble();
-        let line = self.line();
-        let start = self.offset();
+        let line = lex.line();
+        let start = lex.offset();
         let (pid, tool) = self.doc.as_ref().map_or((None, None), |d| (d.pid, d.tool));
         let mut err = Box::new(ErrBuild::new(line, start, pid, tool));
         if let Some(doc) = self.doc.as_mut() {
@@ -127,6 +130,9 @@ impl<R: BufRead> XmlReader<R> {
         {
             if doc.by_unique.len() < MAX_UNIQUES {
                 doc.by_unique.insert(unique, rec.line);
+                if doc.guessed {
+                    self.guess_uniques += 1;
+                }
             } else if !doc.uniques_full {
                 doc.uniques_full = true;
                 let line = rec.line;
@@ -173,7 +179,7 @@ impl<R: BufRead> XmlReader<R> {
         let parent = self.stack.last().copied();
         match parent {
             Some(El::Frame) => {
-                let text = self.take_text();
+                let text = &self.text;
                 let frame = match (self.err.as_deref_mut(), self.announce.as_deref_mut()) {
                     (Some(err), _) => Some(&mut err.frame),
                     (None, Some(a)) => Some(&mut a.frame),
@@ -181,20 +187,21 @@ impl<R: BufRead> XmlReader<R> {
                 };
                 if let Some(f) = frame {
                     match el {
-                        El::Ip => f.ip = hex_number(&text),
-                        El::Obj => f.obj = Some(text),
-                        El::Fn => f.fun = Some(text),
-                        El::Dir => f.dir = Some(text),
-                        El::File => f.file = Some(text),
-                        El::Line => f.line = parse_num(&text).and_then(|n| u32::try_from(n).ok()),
+                        El::Ip => f.ip = hex_number(text),
+                        El::Obj => f.set(FrameText::Obj, text),
+                        El::Fn => f.set(FrameText::Fn, text),
+                        El::Dir => f.set(FrameText::Dir, text),
+                        El::File => f.set(FrameText::File, text),
+                        El::Line => f.line = parse_num(text).and_then(|n| u32::try_from(n).ok()),
                         _ => {}
                     }
                 }
             }
             Some(El::SFrame) => {
-                let text = self.take_text();
                 if let Some(err) = self.err.as_deref_mut() {
-                    err.sframe = Some((el == El::Obj, text));
+                    err.sframe = Some(el == El::Obj);
+                    err.sframe_text.clear();
+                    err.sframe_text.extend_from_slice(&self.text);
                 }
             }
             Some(El::Error | El::XWhat | El::XAuxWhat | El::Suppression) => {
@@ -280,9 +287,9 @@ impl<R: BufRead> XmlReader<R> {
         }
     }
 
-    pub(super) fn container_end(&mut self, el: El) {
+    pub(super) fn container_end(&mut self, lex: &Lexer, el: El) {
         match el {
-            El::Doc => self.end_doc(),
+            El::Doc => self.end_doc(lex),
             El::Status => {
                 if let Some(doc) = self.doc.as_mut() {
                     match doc.state.as_slice() {
@@ -328,12 +335,13 @@ impl<R: BufRead> XmlReader<R> {
             }
             El::SFrame => {
                 if let Some(err) = self.err.as_deref_mut()
-                    && let (Some((obj, name)), Some(supp)) = (err.sframe.take(), err.supp.as_mut())
+                    && let (Some(obj), Some(supp)) = (err.sframe.take(), err.supp.as_mut())
                 {
+                    let name = &err.sframe_text;
                     let frame = if obj {
-                        GenFrame::Obj(&name)
+                        GenFrame::Obj(name)
                     } else {
-                        GenFrame::Fun(&name)
+                        GenFrame::Fun(name)
                     };
                     // Cannot fail: `ERROR_CAP` keeps an error's text far below 4 GiB.
                     let _full = supp.frames.push(frame);
@@ -358,7 +366,7 @@ impl<R: BufRead> XmlReader<R> {
                         leak: None,
                     }));
                 }
-                (Some(count), None, Some(unique)) => self.error_count(count, unique),
+                (Some(count), None, Some(unique)) => self.error_count(lex, count, unique),
                 _ => {}
             },
             El::ErrorSummary => {

@@ -1,26 +1,24 @@
 //! XML events: start and end tags, text, references and CDATA, turned into reader state.
 
-use std::io::BufRead;
-
-use memchr::memmem;
-
-use super::elements::{El, Role, char_ref, classify, is_blank, raw_ref_byte};
-use super::source::{FAST_SKIP, Resync};
-use super::state::{Doc, FatalBuild, FrameBuf};
-use super::{ERROR_CAP, MAX_DEPTH, NOT_SKIPPING, TEXT_CAP, XmlReader};
+use super::elements::{El, Role, classify, expand_ref, is_blank};
+use super::lexer::Lexer;
+use super::reader::Builder;
+use super::resync::FAST_SKIP;
+use super::state::{Doc, FatalBuild};
+use super::{ERROR_CAP, MAX_DEPTH, NOT_SKIPPING, TEXT_CAP};
 use crate::logs::record::GenSuppression;
 
-impl<R: BufRead> XmlReader<R> {
-    pub(super) fn on_decl(&mut self) {
+impl Builder {
+    pub(super) fn on_decl(&mut self, lex: &Lexer) {
         if !self.stack.is_empty() || self.doc.is_some() {
-            self.cut_by_new_document();
+            self.cut_by_new_document(lex);
             self.rebuild();
         }
     }
 
     /// A new document starts before the current one ended.
-    pub(super) fn cut_by_new_document(&mut self) {
-        let line = self.line();
+    pub(super) fn cut_by_new_document(&mut self, lex: &Lexer) {
+        let line = lex.line();
         self.ensure_preamble();
         if let Some(err) = self.err.take() {
             let start = err.rec.line;
@@ -49,16 +47,16 @@ impl<R: BufRead> XmlReader<R> {
         self.collecting = false;
     }
 
-    pub(super) fn on_start(&mut self, name: &[u8]) {
+    pub(super) fn on_start(&mut self, lex: &Lexer, name: &[u8]) {
         if self.stack.len() >= MAX_DEPTH {
-            self.malformed(&format!("elements nested deeper than {MAX_DEPTH}"));
+            self.malformed(lex, &format!("elements nested deeper than {MAX_DEPTH}"));
             return;
         }
         if name == b"valgrindoutput" && !self.stack.is_empty() {
-            self.cut_by_new_document();
+            self.cut_by_new_document(lex);
             self.rebuild();
         } else if name == b"error" && self.err.is_some() {
-            self.error_in_error();
+            self.error_in_error(lex);
         }
         if self.skip_from != NOT_SKIPPING {
             self.stack.push(El::Skip);
@@ -67,35 +65,35 @@ impl<R: BufRead> XmlReader<R> {
         let el = classify(name);
         if let Some(err) = &self.err {
             let start = err.start;
-            if self.offset().saturating_sub(start) > ERROR_CAP {
-                self.oversized_error();
+            if lex.offset().saturating_sub(start) > ERROR_CAP {
+                self.oversized_error(lex);
                 return;
             }
         }
         let parent = self.stack.last().copied();
         let role = match (parent, el) {
             (None, El::Doc) => {
-                self.begin_doc();
+                self.begin_doc(lex);
                 Role::Container
             }
             (None | Some(El::Doc), El::Error) => {
                 if parent.is_none() {
                     // An <error> outside any document (a fragment): read it anyway.
-                    let line = self.line();
+                    let line = lex.line();
                     self.doc.get_or_insert_with(|| Doc::implicit(line));
                     self.stack.push(El::Doc);
                 }
-                self.begin_error();
+                self.begin_error(lex);
                 Role::Container
             }
             (None, El::Unique | El::Kind) => {
                 // An excerpt that starts inside an <error>.
-                self.begin_fragment();
+                self.begin_fragment(lex);
                 Role::Leaf
             }
             (None, _) => {
                 let shown = String::from_utf8_lossy(&name[..name.len().min(64)]).into_owned();
-                self.malformed(&format!("<{shown}> outside <valgrindoutput>"));
+                self.malformed(lex, &format!("<{shown}> outside <valgrindoutput>"));
                 return;
             }
             (
@@ -119,8 +117,17 @@ impl<R: BufRead> XmlReader<R> {
             | (Some(El::FatalSignal), El::Tid | El::Signo | El::Signame | El::Event | El::Siaddr) => {
                 Role::Leaf
             }
-            (Some(El::Doc), El::Preamble | El::Args | El::Status)
-            | (Some(El::Args), El::Vargv | El::Argv) => Role::Container,
+            (Some(El::Doc), El::Status) => {
+                // A `<status>` is read from its own `<state>` only (a stale one would set
+                // a flag already set; cleared, it is dead between statuses: `resume`).
+                if let Some(doc) = self.doc.as_mut() {
+                    doc.state.clear();
+                }
+                Role::Container
+            }
+            (Some(El::Doc), El::Preamble | El::Args) | (Some(El::Args), El::Vargv | El::Argv) => {
+                Role::Container
+            }
             (Some(El::Doc), El::SuppCounts | El::ErrorSummary | El::ErrorCounts) => {
                 self.ensure_preamble();
                 self.summary = [None; 4];
@@ -139,7 +146,7 @@ impl<R: BufRead> XmlReader<R> {
             (Some(El::Pair), El::Unique) => Role::Leaf,
             (Some(El::Doc), El::FatalSignal) => {
                 self.ensure_preamble();
-                let line = self.line();
+                let line = lex.line();
                 self.fatal = Some(FatalBuild {
                     line,
                     ..FatalBuild::default()
@@ -184,9 +191,9 @@ impl<R: BufRead> XmlReader<R> {
             }
             (Some(El::Stack), El::Frame) if self.err.is_some() || self.announce.is_some() => {
                 if let Some(err) = self.err.as_deref_mut() {
-                    err.frame = FrameBuf::default();
+                    err.frame.reset();
                 } else if let Some(a) = self.announce.as_deref_mut() {
-                    a.frame = FrameBuf::default();
+                    a.frame.reset();
                 }
                 Role::Container
             }
@@ -214,30 +221,16 @@ impl<R: BufRead> XmlReader<R> {
             Role::Skip => {
                 self.skip_from = self.stack.len();
                 self.stack.push(El::Skip);
-                if FAST_SKIP.contains(&name) {
-                    self.fast_skip(name);
-                }
+                // Its content is passed over without tokenizing it.
+                self.skip_request = FAST_SKIP.iter().position(|n| *n == name);
             }
-        }
-    }
-
-    /// Skips the content of a skipped element without tokenizing it, up to its end tag
-    /// (which quick-xml then reads). Stops early at a resync point: a new document is then
-    /// read as usual, anything else means the element is not closed.
-    pub(super) fn fast_skip(&mut self, name: &[u8]) {
-        let Some(src) = self.src() else {
-            return;
-        };
-        if let Some(Resync::InDocument | Resync::Fragment) = src.skip_to_end_tag(name) {
-            let shown = String::from_utf8_lossy(name).into_owned();
-            self.malformed(&format!("<{shown}> is not closed"));
         }
     }
 
     /// An `<error>` starts inside another (output of two processes interleaved, or an error
     /// cut short): the outer one is cut short there.
-    pub(super) fn error_in_error(&mut self) {
-        let line = self.line();
+    pub(super) fn error_in_error(&mut self, lex: &Lexer) {
+        let line = lex.line();
         if let Some(err) = self.err.take() {
             let start = err.rec.line;
             let outcome = self.keep_cut_error(err);
@@ -257,19 +250,19 @@ impl<R: BufRead> XmlReader<R> {
     }
 
     /// An `<error>` whose start tag is not in the log: its elements are read as one.
-    pub(super) fn begin_fragment(&mut self) {
-        let line = self.line();
+    pub(super) fn begin_fragment(&mut self, lex: &Lexer) {
+        let line = lex.line();
         self.doc.get_or_insert_with(|| Doc::implicit(line));
         self.stack.clear();
         self.stack.push(El::Doc);
         self.stack.push(El::Error);
-        self.begin_error();
+        self.begin_error(lex);
     }
 
-    pub(super) fn on_end(&mut self, name: &[u8], verified: bool) {
+    pub(super) fn on_end(&mut self, lex: &Lexer, name: &[u8], verified: bool) {
         let Some(&top) = self.stack.last() else {
             let shown = String::from_utf8_lossy(&name[..name.len().min(64)]).into_owned();
-            self.malformed(&format!("</{shown}> without a start tag"));
+            self.malformed(lex, &format!("</{shown}> without a start tag"));
             return;
         };
         if !verified && top != El::Skip {
@@ -277,7 +270,7 @@ impl<R: BufRead> XmlReader<R> {
             let same = el == top || (el == El::Other && top == El::ErrOther);
             if !same {
                 let shown = String::from_utf8_lossy(&name[..name.len().min(64)]).into_owned();
-                self.malformed(&format!("</{shown}> does not close the open element"));
+                self.malformed(lex, &format!("</{shown}> does not close the open element"));
                 return;
             }
         }
@@ -291,7 +284,7 @@ impl<R: BufRead> XmlReader<R> {
         if self.collecting {
             self.collecting = false;
             if self.text_truncated {
-                let line = self.line();
+                let line = lex.line();
                 self.warn(
                     line,
                     format!(
@@ -302,11 +295,11 @@ impl<R: BufRead> XmlReader<R> {
             }
             self.leaf_end(top);
         } else {
-            self.container_end(top);
+            self.container_end(lex, top);
         }
     }
 
-    pub(super) fn on_text(&mut self, text: &[u8]) {
+    pub(super) fn on_text(&mut self, lex: &Lexer, text: &[u8]) {
         if self.skip_from != NOT_SKIPPING {
             return;
         }
@@ -314,38 +307,22 @@ impl<R: BufRead> XmlReader<R> {
             self.push_text(text);
         } else {
             if !is_blank(text) {
-                self.stray_text();
+                self.stray_text(lex);
             }
         }
     }
 
-    pub(super) fn on_ref(&mut self, name: &[u8]) {
+    pub(super) fn on_ref(&mut self, lex: &Lexer, name: &[u8]) {
         if self.skip_from != NOT_SKIPPING {
             return;
         }
         if !self.collecting {
-            self.stray_text();
+            self.stray_text(lex);
             return;
         }
-        match name {
-            b"lt" => self.push_text(b"<"),
-            b"gt" => self.push_text(b">"),
-            b"amp" => self.push_text(b"&"),
-            b"quot" => self.push_text(b"\""),
-            b"apos" => self.push_text(b"'"),
-            _ => {
-                if let Some(b) = raw_ref_byte(name) {
-                    self.push_text(&[b]);
-                } else if let Some(c) = char_ref(name) {
-                    let mut tmp = [0u8; 4];
-                    self.push_text(c.encode_utf8(&mut tmp).as_bytes());
-                } else {
-                    // Unknown entity: keep it as written.
-                    self.push_text(b"&");
-                    self.push_text(name);
-                    self.push_text(b";");
-                }
-            }
+        let mut tmp = [0u8; 4];
+        for piece in expand_ref(name, &mut tmp) {
+            self.push_text(piece);
         }
     }
 
@@ -353,33 +330,16 @@ impl<R: BufRead> XmlReader<R> {
         if self.skip_from != NOT_SKIPPING || !self.collecting {
             return;
         }
-        // CDATA content is not parsed for references, so restore raw bytes here.
-        let mut rest = data;
-        while let Some(i) = memmem::find(rest, b"&vgsupp-raw-") {
-            self.push_text(&rest[..i]);
-            let tail = &rest[i + 1..];
-            match memchr::memchr(b';', tail).and_then(|j| raw_ref_byte(&tail[..j]).map(|b| (j, b)))
-            {
-                Some((j, b)) => {
-                    self.push_text(&[b]);
-                    rest = &tail[j + 1..];
-                }
-                None => {
-                    self.push_text(b"&");
-                    rest = tail;
-                }
-            }
-        }
-        self.push_text(rest);
+        self.push_text(data);
     }
 
-    pub(super) fn stray_text(&mut self) {
+    pub(super) fn stray_text(&mut self, lex: &Lexer) {
         match self.stack.last() {
             Some(El::ErrOther) => {}
-            None => self.malformed("text outside <valgrindoutput>"),
+            None => self.malformed(lex, "text outside <valgrindoutput>"),
             Some(el) => {
                 let el = *el;
-                self.malformed(&format!("unexpected text in <{}>", el.name()));
+                self.malformed(lex, &format!("unexpected text in <{}>", el.name()));
             }
         }
     }

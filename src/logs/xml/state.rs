@@ -10,7 +10,7 @@ use crate::logs::record::{AuxStack, ErrorRecord, Frame, GenSuppression, Stack};
 use crate::supp::kinds::Tool;
 
 /// What the reader knows about the current `<valgrindoutput>` document.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Doc {
     pub(super) line: u64,
     pub(super) pid: Option<u32>,
@@ -33,6 +33,9 @@ pub(super) struct Doc {
     pub(super) by_unique: FxHashMap<u64, u64>,
     /// More than [`MAX_UNIQUES`] were seen: later ones are not remembered.
     pub(super) uniques_full: bool,
+    /// Parallel reading: a guess (`resume`), whose `by_unique` holds only the errors this
+    /// reader read.
+    pub(super) guessed: bool,
 }
 
 /// At most this many `<unique>`s of non-leak errors are remembered per document (XML has no
@@ -119,29 +122,57 @@ pub(super) struct ErrBuild {
     pub(super) target: Option<Target>,
     pub(super) frame: FrameBuf,
     pub(super) supp: Option<GenSuppression>,
-    /// The `<sframe>` being read: whether it is an `<obj>`, and its text.
-    pub(super) sframe: Option<(bool, Vec<u8>)>,
+    /// The `<sframe>` being read: whether it is an `<obj>` (its text is `sframe_text`).
+    pub(super) sframe: Option<bool>,
+    pub(super) sframe_text: Vec<u8>,
 }
 
-/// A `<frame>` being read.
+/// A `<frame>` being read. Its texts keep their storage from frame to frame.
 #[derive(Debug, Default)]
 pub(super) struct FrameBuf {
     pub(super) ip: Option<u64>,
-    pub(super) fun: Option<Vec<u8>>,
-    pub(super) obj: Option<Vec<u8>>,
-    pub(super) dir: Option<Vec<u8>>,
-    pub(super) file: Option<Vec<u8>>,
     pub(super) line: Option<u32>,
+    /// `<fn>`, `<obj>`, `<dir>`, `<file>`: their text, and whether the frame has them.
+    texts: [Vec<u8>; 4],
+    has: [bool; 4],
+}
+
+/// A text of a frame ([`FrameBuf::set`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum FrameText {
+    Fn = 0,
+    Obj = 1,
+    Dir = 2,
+    File = 3,
 }
 
 impl FrameBuf {
+    /// Empties it for the next frame.
+    pub(super) fn reset(&mut self) {
+        self.ip = None;
+        self.line = None;
+        self.has = [false; 4];
+    }
+
+    pub(super) fn set(&mut self, which: FrameText, text: &[u8]) {
+        let i = which as usize;
+        self.texts[i].clear();
+        self.texts[i].extend_from_slice(text);
+        self.has[i] = true;
+    }
+
+    fn text(&self, which: FrameText) -> Option<&[u8]> {
+        let i = which as usize;
+        self.has[i].then(|| self.texts[i].as_slice())
+    }
+
     pub(super) fn as_frame(&self) -> Frame<'_> {
         Frame {
             ip: self.ip,
-            fun: self.fun.as_deref(),
-            obj: self.obj.as_deref(),
-            dir: self.dir.as_deref(),
-            file: self.file.as_deref(),
+            fun: self.text(FrameText::Fn),
+            obj: self.text(FrameText::Obj),
+            dir: self.text(FrameText::Dir),
+            file: self.text(FrameText::File),
             line: self.line,
         }
     }
@@ -166,6 +197,7 @@ impl ErrBuild {
             frame: FrameBuf::default(),
             supp: None,
             sframe: None,
+            sframe_text: Vec::new(),
         }
     }
 

@@ -5,7 +5,7 @@ use std::io::{self, Read};
 
 use memchr::memmem;
 
-use super::elements::{char_ref, raw_ref_byte};
+use super::elements::char_ref;
 use super::kinds::error_kind;
 use super::*;
 use crate::logs::record::{
@@ -464,6 +464,73 @@ fn chunk_boundaries_do_not_matter() {
         e.stack.get(1).expect("frame").fun,
         Some(&b"caf\xc3\xa9\xe9\xe9main"[..])
     );
+}
+
+/// Frames written unlike Valgrind writes them (the fast path leaves them to the tokens).
+fn odd_frames() -> Vec<String> {
+    let frame = "<frame>\n      <ip>0x1091A0</ip>\n      <obj>/src/demo/errs</obj>\n      <fn>main</fn>\n    </frame>";
+    let variants = [
+        "<fn>tget&lt;int&gt; &amp; &#x41;&#66; &foo; a&b &</fn>",
+        "<fn>x</fn><fn>y</fn>",
+        "<fn a=\"1\">x</fn>",
+        "<fn/>",
+        "<!-- c --><fn>x</fn>",
+        "<fn><![CDATA[<x>]]></fn>",
+        "<fn>x</fx>",
+        "<other>x</other>",
+        "<line>12</line><line>x</line><dir>d</dir><file>f</file><file>g</file><ip>1</ip><ip>2</ip><ip>3</ip><ip>4</ip>",
+        "\u{feff}<fn>x</fn>",
+        "<fn>x</fn >",
+        "junk",
+        "<frame><fn>nested</fn></frame>",
+    ];
+    let sframe = "<sframe> <obj>*</obj> </sframe>";
+    assert!(doc().contains(frame) && doc().contains(sframe));
+    let mut docs = vec![doc()];
+    for v in variants {
+        let odd = frame.replace("<fn>main</fn>", v);
+        docs.push(doc().replace(frame, &odd));
+        let odd = sframe.replace("<obj>*</obj>", &v.replace("fn", "fun"));
+        docs.push(doc().replacen(sframe, &odd, 1));
+    }
+    docs
+}
+
+#[test]
+fn frames_read_fast_as_token_by_token() {
+    let mut docs: Vec<Vec<u8>> = odd_frames().into_iter().map(String::into_bytes).collect();
+    for dir in ["tests/data/logs/xml", "tests/data/match"] {
+        for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "xml") {
+                docs.push(std::fs::read(entry.path()).expect("test log"));
+            }
+        }
+    }
+    assert!(docs.len() > 30, "{}", docs.len());
+    let fast_frames =
+        |items: &[LogItem]| errors(items).iter().map(|e| e.stack.len()).sum::<usize>();
+    let mut frames = 0;
+    for input in &docs {
+        let fast = read(input);
+        let tokens: Vec<_> = XmlReader::new(&input[..])
+            .token_by_token()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            fast,
+            tokens,
+            "{}",
+            String::from_utf8_lossy(&input[..input.len().min(2000)])
+        );
+        // Frames cut by the end of what was read go the token path.
+        for n in [7, 100] {
+            let chunked = io::BufReader::with_capacity(n, Chunked { data: input, n });
+            let items: Vec<_> = XmlReader::new(chunked).map(Result::unwrap).collect();
+            assert_eq!(items, fast, "chunks of {n}");
+        }
+        frames += fast_frames(&fast);
+    }
+    assert!(frames > 1000, "{frames}");
 }
 
 #[test]
@@ -952,8 +1019,6 @@ fn references() {
     assert_eq!(char_ref(b"#x41"), Some('A'));
     assert_eq!(char_ref(b"#65"), Some('A'));
     assert_eq!(char_ref(b"#0"), None);
-    assert_eq!(raw_ref_byte(b"vgsupp-raw-e9"), Some(0xe9));
-    assert_eq!(raw_ref_byte(b"vgsupp-raw-e"), None);
 }
 
 #[test]
