@@ -159,26 +159,55 @@ impl RuleSet {
     /// Ids of rules that may match `input` under `tool`.
     #[must_use]
     pub fn candidates(&self, tool: Tool, input: &MatchInput) -> Vec<u32> {
-        self.index.candidates(tool, input)
+        self.index
+            .candidates_in(tool, input, &mut stack::Scratch::default())
     }
 
     /// Whether rule `id` matches `input` (kind check, then stack).
     #[must_use]
     pub fn rule_matches(&self, id: u32, input: &MatchInput) -> Truth {
+        self.rule_matches_in(
+            id,
+            input,
+            &stack::Hashes::of(input),
+            &mut stack::Scratch::default(),
+        )
+    }
+
+    fn rule_matches_in(
+        &self,
+        id: u32,
+        input: &MatchInput,
+        hashes: &stack::Hashes,
+        scratch: &mut stack::Scratch,
+    ) -> Truth {
         let rule = &self.rules[id as usize];
         if !rule.kind_matches(&input.kind) {
             return Truth::No;
         }
-        stack::stack_matches(&rule.frames, input)
+        stack::stack_matches_in(&rule.frames, input, hashes, scratch)
     }
 
     /// Every rule that matches `input` or may match it (verdict not [`Truth::No`]), for
     /// analysis and for attribution, in load order.
     #[must_use]
     pub fn all_matches(&self, tool: Tool, input: &MatchInput) -> Vec<(u32, Truth)> {
-        self.candidates(tool, input)
+        self.all_matches_in(tool, input, &mut stack::Scratch::default())
+    }
+
+    /// [`RuleSet::all_matches`], keeping what is worth keeping in `scratch` (see
+    /// [`stack::Scratch`] for how long it may be kept).
+    pub(crate) fn all_matches_in(
+        &self,
+        tool: Tool,
+        input: &MatchInput,
+        scratch: &mut stack::Scratch,
+    ) -> Vec<(u32, Truth)> {
+        let hashes = stack::Hashes::of(input);
+        self.index
+            .candidates_in(tool, input, scratch)
             .into_iter()
-            .map(|id| (id, self.rule_matches(id, input)))
+            .map(|id| (id, self.rule_matches_in(id, input, &hashes, scratch)))
             .filter(|(_, t)| *t != Truth::No)
             .collect()
     }

@@ -3,10 +3,14 @@
 //! accepted; a pattern longer than the input does not match. With facts the log does not
 //! show, a comparison can be undecided, so matching is three-valued.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
 use crate::matcher::demangle;
 use crate::matcher::input::{InputFrame, Known, MatchInput, SrcInfo};
 use crate::matcher::rule::Pattern;
-use crate::matcher::wildcard::Glob;
+use crate::matcher::wildcard::{Glob, name_hash};
 
 /// A three-valued verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -39,20 +43,104 @@ impl Truth {
     }
 }
 
+/// What matching keeps from rule to rule and from input to input about the large sets of
+/// objects a log leaves open ([`Known::OneOf`], hundreds of paths in a `-v` log of a
+/// process that loads many libraries): the verdicts of patterns on them, and the rules the
+/// index finds for them, by the identity (address) of the pattern or index table and of
+/// the set.
+///
+/// Addresses identify only while their objects live: a scratch may be used across inputs
+/// only while every set it has seen stays allocated (the replay's cache keeps them, and
+/// drops its scratch with them), and with the rules that filled it.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    one_of: FxHashMap<(usize, usize), Truth>,
+    /// Rule ids an index table gives for a set.
+    pub(crate) set_rules: FxHashMap<(usize, usize), Vec<u32>>,
+    /// Rule ids an index table gives for a name or a path (by the table's address and
+    /// whether it is a name): real stacks repeat the same few hundred from input to input.
+    name_rules: FxHashMap<(usize, bool), RulesByName>,
+    name_bytes: usize,
+    /// Whether it is kept from input to input (else names are not worth keeping).
+    across_inputs: bool,
+}
+
+impl Scratch {
+    /// A scratch to be kept from input to input (see above for how long it may be).
+    pub(crate) fn across_inputs() -> Self {
+        Self {
+            across_inputs: true,
+            ..Self::default()
+        }
+    }
+
+    /// The identity of a set.
+    pub(crate) fn set_id<T>(set: &Arc<[T]>) -> usize {
+        Arc::as_ptr(set).cast::<u8>().addr()
+    }
+
+    /// Roughly the bytes it holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.one_of.len() * 24
+            + self
+                .set_rules
+                .values()
+                .map(|v| 48 + 4 * v.len())
+                .sum::<usize>()
+            + self.name_bytes
+    }
+
+    /// The rule ids table `table` gives for `name` (a function name when `fun`, else an
+    /// object path): kept, or found by `lookup` and kept.
+    pub(crate) fn name_rules(
+        &mut self,
+        table: usize,
+        fun: bool,
+        name: &[u8],
+        out: &mut Vec<u32>,
+        lookup: impl FnOnce(&mut Vec<u32>),
+    ) {
+        if !self.across_inputs {
+            return lookup(out);
+        }
+        let kept = self.name_rules.entry((table, fun)).or_default();
+        if let Some(ids) = kept.get(name) {
+            out.extend_from_slice(ids);
+            return;
+        }
+        let from = out.len();
+        lookup(out);
+        let ids: Box<[u32]> = out[from..].into();
+        self.name_bytes += 64 + name.len() + 4 * ids.len();
+        kept.insert(name.into(), ids);
+    }
+}
+
+/// Rule ids by name or path.
+type RulesByName = FxHashMap<Box<[u8]>, Box<[u32]>>;
+
+/// Sets at least this large are worth remembering verdicts on.
+const REMEMBERED_SET: usize = 8;
+
 /// Compare a name pattern with a name the log shows, one of several names, or none.
-fn name_matches(g: &Glob, name: &Known<Vec<u8>>) -> Truth {
+fn name_matches(g: &Glob, name: &Known<Vec<u8>>, scratch: &mut Scratch) -> Truth {
     match name {
         Known::Yes(name) => Truth::of(g.matches(name)),
         // `*` matches whatever the name is.
-        _ if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+        _ if g.matches_any() => Truth::Yes,
         // One of a closed set: decided when every candidate agrees.
         Known::OneOf(names) => {
-            let hits = names.iter().filter(|n| g.matches(n)).count();
-            match hits {
-                0 => Truth::No,
-                h if h == names.len() => Truth::Yes,
-                _ => Truth::Unknown,
+            if let Some(t) = sorted_verdict(g, names) {
+                return t;
             }
+            if names.len() < REMEMBERED_SET {
+                return set_verdict(g, names);
+            }
+            let key = (std::ptr::from_ref(g).addr(), Scratch::set_id(names));
+            *scratch
+                .one_of
+                .entry(key)
+                .or_insert_with(|| set_verdict(g, names))
         }
         Known::Demangled {
             shown,
@@ -62,13 +150,115 @@ fn name_matches(g: &Glob, name: &Known<Vec<u8>>) -> Truth {
     }
 }
 
+/// The verdict of `g` on a set of names: `Yes` when every name matches, `No` when none
+/// does, else `Unknown`.
+fn set_verdict(g: &Glob, names: &[Vec<u8>]) -> Truth {
+    let (mut hit, mut miss) = (false, false);
+    for n in names {
+        if g.matches(n) {
+            hit = true;
+        } else {
+            miss = true;
+        }
+        if hit && miss {
+            return Truth::Unknown;
+        }
+    }
+    Truth::of(hit)
+}
+
+/// [`set_verdict`] by binary search for a literal or a literal prefix (`/usr/lib/*`): a
+/// set of names is sorted ([`Known::OneOf`]), so the names it matches are one run.
+fn sorted_verdict(g: &Glob, names: &[Vec<u8>]) -> Option<Truth> {
+    let lit = g.literal_prefix();
+    let hits = if g.is_literal() {
+        usize::from(names.binary_search_by(|n| n.as_slice().cmp(lit)).is_ok())
+    } else if g.as_bytes().len() == lit.len() + 1 && g.as_bytes().ends_with(b"*") {
+        let from = names.partition_point(|n| n.as_slice() < lit);
+        names[from..]
+            .iter()
+            .take_while(|n| n.starts_with(lit))
+            .count()
+    } else {
+        return None;
+    };
+    Some(match hits {
+        0 => Truth::No,
+        h if h == names.len() => Truth::Yes,
+        _ => Truth::Unknown,
+    })
+}
+
+/// The [`name_hash`]es of an input's function names and objects (0 where not shown):
+/// computed once per input, they decide most comparisons with a literal without looking
+/// at the bytes.
+#[derive(Debug, Default)]
+pub(crate) struct Hashes {
+    fun: Vec<u64>,
+    obj: Vec<u64>,
+}
+
+impl Hashes {
+    pub(crate) fn of(input: &MatchInput) -> Self {
+        let hash = |k: &Known<Vec<u8>>| match k {
+            Known::Yes(n) => name_hash(n),
+            _ => 0,
+        };
+        Self {
+            fun: input.frames.iter().map(|f| hash(&f.fun)).collect(),
+            obj: input.frames.iter().map(|f| hash(&f.obj)).collect(),
+        }
+    }
+}
+
+/// Compare `p` with frame `i` of `input`, a literal by its hash first. `last` is the
+/// set of objects `p` was last compared with and the verdict (neighbouring frames often
+/// share one): pass the same one while comparing the same pattern frame.
+fn frame_matches_at(
+    p: &Pattern,
+    input: &MatchInput,
+    i: usize,
+    hashes: &Hashes,
+    scratch: &mut Scratch,
+    last: &mut Option<(usize, Truth)>,
+) -> Truth {
+    let f = &input.frames[i];
+    if let (Pattern::Obj(g), Known::OneOf(set)) = (p, &f.obj) {
+        let at = Scratch::set_id(set);
+        return match *last {
+            Some((seen, t)) if seen == at => t,
+            _ => {
+                let t = name_matches(g, &f.obj, scratch);
+                *last = Some((at, t));
+                t
+            }
+        };
+    }
+    let literal = |g: &Glob, k: &Known<Vec<u8>>, h: Option<&u64>| match (k, g.literal_hash(), h) {
+        (Known::Yes(n), Some(want), Some(&have)) => {
+            Some(Truth::of(want == have && g.as_bytes() == n.as_slice()))
+        }
+        _ => None,
+    };
+    let quick = match p {
+        Pattern::Fun(g) => literal(g, &f.fun, hashes.fun.get(i)),
+        Pattern::Obj(g) => literal(g, &f.obj, hashes.obj.get(i)),
+        _ => None,
+    };
+    quick.unwrap_or_else(|| frame_matches_in(p, f, scratch))
+}
+
 /// Compare one pattern frame with one input frame (§2.5).
 #[must_use]
 pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
+    frame_matches_in(p, f, &mut Scratch::default())
+}
+
+fn frame_matches_in(p: &Pattern, f: &InputFrame, scratch: &mut Scratch) -> Truth {
     match p {
         Pattern::Ellipsis => Truth::Yes,
-        Pattern::Fun(g) => name_matches(g, &f.fun),
-        Pattern::Obj(g) => name_matches(g, &f.obj),
+        Pattern::Fun(g) => name_matches(g, &f.fun, scratch),
+        Pattern::Obj(g) => name_matches(g, &f.obj, scratch),
         Pattern::Src(g, line) => match &f.src {
             Known::Yes(SrcInfo::At(file, l)) => {
                 Truth::of(g.matches(file) && (*line == 0 || line == l))
@@ -82,13 +272,24 @@ pub fn frame_matches(p: &Pattern, f: &InputFrame) -> Truth {
 /// Whether `pattern` matches `input` as a prefix.
 #[must_use]
 pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
+    stack_matches_in(pattern, input, &Hashes::of(input), &mut Scratch::default())
+}
+
+/// [`stack_matches`], with `input`'s [`Hashes`], keeping what is worth keeping for the
+/// next rule in `scratch`.
+pub(crate) fn stack_matches_in(
+    pattern: &[Pattern],
+    input: &MatchInput,
+    hashes: &Hashes,
+    scratch: &mut Scratch,
+) -> Truth {
     let n = input.frames.len();
     if !pattern.iter().any(|p| matches!(p, Pattern::Ellipsis)) {
         // No `...`: one frame against one frame, stopping at the first mismatch.
         let mut verdict = Truth::Yes;
         for (i, p) in pattern.iter().enumerate() {
             let t = match input.frames.get(i) {
-                Some(f) => frame_matches(p, f),
+                Some(_) => frame_matches_at(p, input, i, hashes, scratch, &mut None),
                 None if input.open_ended => Truth::Unknown,
                 None => Truth::No,
             };
@@ -99,53 +300,104 @@ pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
         }
         return verdict;
     }
-    let mut memo = vec![None; (pattern.len() + 1) * (n + 1)];
-    go(pattern, input, 0, 0, &mut memo)
+    if let Some(one) = lone_frame(pattern) {
+        // `... P ...`: some frame must match P (or one the log hides).
+        let mut best = if input.open_ended {
+            Truth::Unknown
+        } else {
+            Truth::No
+        };
+        let mut last = None;
+        for i in 0..n {
+            best = best.or(frame_matches_at(one, input, i, hashes, scratch, &mut last));
+            if best == Truth::Yes {
+                break;
+            }
+        }
+        return best;
+    }
+    // One verdict per input position; real stacks are short, so no allocation for them.
+    let mut small = [Truth::No; SMALL];
+    if n < SMALL {
+        reach(pattern, input, &mut small[..=n], hashes, scratch)
+    } else {
+        reach(pattern, input, &mut vec![Truth::No; n + 1], hashes, scratch)
+    }
 }
 
-/// The verdict of `pattern[p..]` against `input.frames[i..]`, memoised (Valgrind's frugal
-/// star: zero frames first, then one more).
-fn go(
+/// The one concrete frame of a pattern that starts with `...` and has no other (real rule
+/// sets hold hundreds such: `... obj:*/libcuda.so* ...`).
+fn lone_frame(pattern: &[Pattern]) -> Option<&Pattern> {
+    let mut concrete = pattern.iter().filter(|p| !matches!(p, Pattern::Ellipsis));
+    let one = concrete.next()?;
+    (matches!(pattern.first(), Some(Pattern::Ellipsis)) && concrete.next().is_none()).then_some(one)
+}
+
+/// Stacks up to this many frames (minus one) are matched without allocating.
+const SMALL: usize = 128;
+
+/// Valgrind's recursive matcher (§2.3), computed forwards over the pattern: `row[i]` is the
+/// best verdict of a way to match the pattern so far consuming exactly the first `i`
+/// frames (the best over ways of the worst comparison on the way: what the recursion,
+/// taking `...` frugally and backtracking, finds). Each pattern frame is compared with each
+/// frame at most once, and only at positions some way still reaches. `row` has one entry
+/// per input position (`frames.len() + 1`).
+fn reach(
     pattern: &[Pattern],
     input: &MatchInput,
-    p: usize,
-    i: usize,
-    memo: &mut [Option<Truth>],
+    row: &mut [Truth],
+    hashes: &Hashes,
+    scratch: &mut Scratch,
 ) -> Truth {
     let n = input.frames.len();
-    let Some(pat) = pattern.get(p) else {
-        return Truth::Yes;
-    };
-    let key = p * (n + 1) + i;
-    if let Some(t) = memo[key] {
-        return t;
+    row.fill(Truth::No);
+    row[0] = Truth::Yes;
+    // Positions reached (verdict not `No`) lie in `lo..=hi`.
+    let (mut lo, mut hi) = (0, 0);
+    // The best verdict of ways that continue into the frames the log hides (a `...` may
+    // take hidden frames too, but what follows it then meets them as this does).
+    let mut hidden = Truth::No;
+    for pat in pattern {
+        if matches!(pat, Pattern::Ellipsis) {
+            // Zero or more frames: every position from a reached one on is reached.
+            let mut best = Truth::No;
+            for t in &mut row[lo..=n] {
+                best = best.or(*t);
+                *t = best;
+            }
+            hi = n;
+        } else {
+            if hi == n && input.open_ended {
+                // Out of frames shown: Valgrind sees the frames the log hides.
+                hidden = hidden.or(row[n].and(Truth::Unknown));
+            }
+            // One frame: each position reached moves on by one if the frame matches.
+            let top = hi.min(n.wrapping_sub(1));
+            if n == 0 || top < lo {
+                return hidden;
+            }
+            let mut last = None;
+            for i in (lo..=top).rev() {
+                row[i + 1] = match row[i] {
+                    Truth::No => Truth::No,
+                    t => t.and(frame_matches_at(pat, input, i, hashes, scratch, &mut last)),
+                };
+            }
+            lo += 1;
+            hi = top + 1;
+            while lo <= hi && row[lo] == Truth::No {
+                lo += 1;
+            }
+            while hi > lo && row[hi] == Truth::No {
+                hi -= 1;
+            }
+            if lo > hi {
+                return hidden;
+            }
+        }
     }
-    let v = if matches!(pat, Pattern::Ellipsis) {
-        let zero = go(pattern, input, p + 1, i, memo);
-        if zero == Truth::Yes {
-            zero
-        } else if i < n {
-            zero.or(go(pattern, input, p, i + 1, memo))
-        } else if input.open_ended {
-            zero.or(Truth::Unknown)
-        } else {
-            zero
-        }
-    } else if i < n {
-        let here = frame_matches(pat, &input.frames[i]);
-        if here == Truth::No {
-            here
-        } else {
-            here.and(go(pattern, input, p + 1, i + 1, memo))
-        }
-    } else if input.open_ended {
-        // Valgrind sees frames the log hides below `main`.
-        Truth::Unknown
-    } else {
-        Truth::No
-    };
-    memo[key] = Some(v);
-    v
+    // The pattern is used up: the rest of the input is accepted.
+    row[lo..=hi].iter().fold(hidden, |best, &t| best.or(t))
 }
 
 /// Explain, frame by frame, how `pattern` meets `input`: one line per step of the best path
@@ -251,6 +503,166 @@ fn sub(input: &MatchInput, from: usize) -> MatchInput {
 mod tests {
     use super::*;
     use crate::matcher::wildcard::Glob;
+    use proptest::prelude::*;
+
+    /// Valgrind's matcher as valgrind-semantics.md §2.3 writes it, made three-valued:
+    /// recursive, `...` frugal (zero frames first), memoised. The reference for
+    /// [`stack_matches`].
+    fn reference(pattern: &[Pattern], input: &MatchInput) -> Truth {
+        fn go(
+            pattern: &[Pattern],
+            input: &MatchInput,
+            p: usize,
+            i: usize,
+            memo: &mut [Option<Truth>],
+        ) -> Truth {
+            let n = input.frames.len();
+            let Some(pat) = pattern.get(p) else {
+                return Truth::Yes;
+            };
+            let key = p * (n + 1) + i;
+            if let Some(t) = memo[key] {
+                return t;
+            }
+            let v = if matches!(pat, Pattern::Ellipsis) {
+                let zero = go(pattern, input, p + 1, i, memo);
+                if zero == Truth::Yes {
+                    zero
+                } else if i < n {
+                    zero.or(go(pattern, input, p, i + 1, memo))
+                } else if input.open_ended {
+                    zero.or(Truth::Unknown)
+                } else {
+                    zero
+                }
+            } else if i < n {
+                let here = frame_reference(pat, &input.frames[i]);
+                if here == Truth::No {
+                    here
+                } else {
+                    here.and(go(pattern, input, p + 1, i + 1, memo))
+                }
+            } else if input.open_ended {
+                Truth::Unknown
+            } else {
+                Truth::No
+            };
+            memo[key] = Some(v);
+            v
+        }
+        let mut memo = vec![None; (pattern.len() + 1) * (input.frames.len() + 1)];
+        go(pattern, input, 0, 0, &mut memo)
+    }
+
+    /// §2.5's comparison, with a set of candidate names decided when every candidate
+    /// agrees: the reference for [`frame_matches`] (no search, no memory).
+    fn frame_reference(p: &Pattern, f: &InputFrame) -> Truth {
+        let name = |g: &Glob, k: &Known<Vec<u8>>| match k {
+            Known::Yes(n) => Truth::of(g.matches(n)),
+            _ if g.as_bytes().iter().all(|&b| b == b'*') => Truth::Yes,
+            Known::OneOf(ns) => match ns.iter().filter(|n| g.matches(n)).count() {
+                0 => Truth::No,
+                h if h == ns.len() => Truth::Yes,
+                _ => Truth::Unknown,
+            },
+            Known::Demangled {
+                shown,
+                maybe_inlined,
+            } => demangle::fun_verdict(g, shown, *maybe_inlined),
+            Known::Unknown => Truth::Unknown,
+        };
+        match p {
+            Pattern::Fun(g) => name(g, &f.fun),
+            Pattern::Obj(g) => name(g, &f.obj),
+            _ => frame_matches(p, f),
+        }
+    }
+
+    /// A pattern frame over a small alphabet, so that frames often match.
+    fn pattern_frame() -> impl Strategy<Value = Pattern> {
+        prop_oneof![
+            3 => Just(Pattern::Ellipsis),
+            3 => "[ab]".prop_map(|s| Pattern::Fun(Glob::new(s.as_bytes()))),
+            1 => Just(Pattern::Fun(Glob::new(b"*"))),
+            2 => "[xy]".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
+            2 => "[xy][0-9]?\\*?".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
+            1 => "\\*[0-9]".prop_map(|s| Pattern::Obj(Glob::new(s.as_bytes()))),
+            1 => Just(Pattern::Obj(Glob::new(b"*"))),
+            1 => (0u32..3).prop_map(|l| Pattern::Src(Glob::new(b"f.c"), l)),
+        ]
+    }
+
+    /// An input frame whose facts may be shown, partly shown or hidden.
+    fn input_frame() -> impl Strategy<Value = InputFrame> {
+        let fun = prop_oneof![
+            4 => "[abc]".prop_map(|s| Known::Yes(s.into_bytes())),
+            1 => Just(Known::Unknown),
+        ];
+        let obj = prop_oneof![
+            4 => "[xyz]".prop_map(|s| Known::Yes(s.into_bytes())),
+            1 => Just(Known::OneOf(vec![b"x".to_vec(), b"z".to_vec()].into())),
+            // Large sets (remembered per pattern), sorted as the object map makes them.
+            2 => proptest::sample::subsequence(LARGE_SET, 8..=12).prop_map(|ns| {
+                Known::OneOf(ns.iter().map(|n| n.as_bytes().to_vec()).collect::<Vec<_>>().into())
+            }),
+            1 => Just(Known::Unknown),
+        ];
+        let src = prop_oneof![
+            2 => (1u32..3).prop_map(|l| Known::Yes(SrcInfo::At(b"f.c".to_vec(), l))),
+            1 => Just(Known::Yes(SrcInfo::None)),
+            1 => Just(Known::Unknown),
+        ];
+        (fun, obj, src).prop_map(|(fun, obj, src)| InputFrame { fun, obj, src })
+    }
+
+    /// Sorted names, many starting alike.
+    const LARGE_SET: &[&str] = &[
+        "x", "x0", "x1", "x2", "x3", "x9", "y", "y0", "y1", "y5", "y7", "z", "z1",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// The forward matcher gives the recursion's verdict on every pattern and input,
+        /// alone or one rule after another on the same input (sharing what it keeps).
+        #[test]
+        fn stack_matches_is_the_recursion(
+            patterns in proptest::collection::vec(proptest::collection::vec(pattern_frame(), 0..7), 1..4),
+            frames in proptest::collection::vec(input_frame(), 0..7),
+            open_ended in any::<bool>(),
+        ) {
+            let input = MatchInput { frames, open_ended, ..MatchInput::default() };
+            let mut scratch = Scratch::default();
+            for pattern in &patterns {
+                let want = reference(pattern, &input);
+                prop_assert_eq!(stack_matches(pattern, &input), want);
+                prop_assert_eq!(stack_matches_in(pattern, &input, &Hashes::of(&input), &mut scratch), want);
+            }
+        }
+    }
+
+    #[test]
+    fn long_stacks_match_like_short_ones() {
+        // Past the on-stack buffer: the same answers.
+        let frames: Vec<InputFrame> = (0..300)
+            .map(|i| frame(if i == 250 { "deep" } else { "f" }, "/o", None))
+            .collect();
+        let mut input = MatchInput {
+            frames,
+            ..MatchInput::default()
+        };
+        for open_ended in [false, true] {
+            input.open_ended = open_ended;
+            for spec in [
+                &["...", "fun:deep"][..],
+                &["fun:f", "...", "fun:deep", "fun:f"],
+                &["...", "fun:nope"],
+                &["...", "fun:deep", "...", "fun:f", "fun:f", "fun:nope"],
+            ] {
+                let p = pats(spec);
+                assert_eq!(stack_matches(&p, &input), reference(&p, &input), "{spec:?}");
+            }
+        }
+    }
 
     fn frame(fun: &str, obj: &str, src: Option<(&str, u32)>) -> InputFrame {
         InputFrame {

@@ -3,19 +3,87 @@
 //! no escape character and no character class, and the pattern must match the whole string.
 
 /// A name pattern from a `fun:`, `obj:` or `src:` line.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct Glob {
     pattern: Vec<u8>,
-    simple: bool,
+    shape: Shape,
+    /// Nothing but `*`s ([`Glob::matches_any`]).
+    any: bool,
+    /// The hash of the pattern ([`name_hash`]): a literal's quick test.
+    hash: u64,
+}
+
+/// The hash names and literal patterns are compared by first: names whose hashes differ
+/// differ.
+#[must_use]
+pub fn name_hash(name: &[u8]) -> u64 {
+    use std::hash::BuildHasher as _;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
+/// How a pattern is matched: compiled once, because a real rule set compares each of its
+/// patterns with thousands of names.
+#[derive(Debug, Clone)]
+enum Shape {
+    /// No wildcard: compared with `strcmp`.
+    Literal,
+    /// `*` but no `?` (`*alloc`, `*/libcuda.so*`, `_ZN5torch*`): literal pieces that must
+    /// start and end the name, with the pieces between them found in order. Each is found
+    /// at its leftmost place: a later piece can only gain from an earlier one ending early,
+    /// and the `*` between them takes whatever lies between.
+    Stars {
+        /// The length of the literal before the first `*`.
+        head: usize,
+        /// The length of the literal after the last `*`.
+        tail: usize,
+        /// The non-empty pieces between `*`s.
+        middle: Vec<memchr::memmem::Finder<'static>>,
+    },
+    /// With `?`: the general matcher.
+    General,
+}
+
+impl PartialEq for Glob {
+    fn eq(&self, other: &Self) -> bool {
+        self.pattern == other.pattern
+    }
+}
+
+impl Eq for Glob {}
+
+impl std::hash::Hash for Glob {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.pattern.hash(state);
+    }
 }
 
 impl Glob {
     /// Compile a pattern.
     #[must_use]
     pub fn new(pattern: &[u8]) -> Self {
+        let shape = if pattern.contains(&b'?') {
+            Shape::General
+        } else if let (Some(first), Some(last)) = (
+            pattern.iter().position(|&b| b == b'*'),
+            pattern.iter().rposition(|&b| b == b'*'),
+        ) {
+            Shape::Stars {
+                head: first,
+                tail: pattern.len() - last - 1,
+                middle: pattern[first..=last]
+                    .split(|&b| b == b'*')
+                    .filter(|piece| !piece.is_empty())
+                    .map(|piece| memchr::memmem::Finder::new(piece).into_owned())
+                    .collect(),
+            }
+        } else {
+            Shape::Literal
+        };
         Self {
             pattern: pattern.to_vec(),
-            simple: !pattern.iter().any(|&b| b == b'*' || b == b'?'),
+            shape,
+            any: pattern.iter().all(|&b| b == b'*'),
+            hash: name_hash(pattern),
         }
     }
 
@@ -28,7 +96,23 @@ impl Glob {
     /// Whether the pattern has no wildcard (compared with `strcmp`).
     #[must_use]
     pub const fn is_literal(&self) -> bool {
-        self.simple
+        matches!(self.shape, Shape::Literal)
+    }
+
+    /// Whether the pattern has nothing but `*`s (the empty pattern too), which the
+    /// matcher takes as matching every name, even one the log does not show.
+    #[must_use]
+    pub const fn matches_any(&self) -> bool {
+        self.any
+    }
+
+    /// For a literal, the [`name_hash`] a name equal to it has.
+    #[must_use]
+    pub const fn literal_hash(&self) -> Option<u64> {
+        match self.shape {
+            Shape::Literal => Some(self.hash),
+            _ => None,
+        }
     }
 
     /// The bytes before the first wildcard.
@@ -45,10 +129,26 @@ impl Glob {
     /// Whether `s` matches.
     #[must_use]
     pub fn matches(&self, s: &[u8]) -> bool {
-        if self.simple {
-            self.pattern == s
-        } else {
-            glob_match(&self.pattern, s)
+        match &self.shape {
+            Shape::Literal => self.pattern == s,
+            Shape::Stars { head, tail, middle } => {
+                let (head, tail) = (*head, *tail);
+                if s.len() < head + tail
+                    || s[..head] != self.pattern[..head]
+                    || s[s.len() - tail..] != self.pattern[self.pattern.len() - tail..]
+                {
+                    return false;
+                }
+                let mut rest = &s[head..s.len() - tail];
+                for piece in middle {
+                    match piece.find(rest) {
+                        Some(at) => rest = &rest[at + piece.needle().len()..],
+                        None => return false,
+                    }
+                }
+                true
+            }
+            Shape::General => glob_match(&self.pattern, s),
         }
     }
 }
@@ -85,6 +185,54 @@ pub fn glob_match(pat: &[u8], s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `string_match_wrk` as Valgrind writes it: recursive, `*` tried on every split.
+    fn reference(pat: &[u8], s: &[u8]) -> bool {
+        match pat.split_first() {
+            None => s.is_empty(),
+            Some((b'*', rest)) => (0..=s.len()).any(|k| reference(rest, &s[k..])),
+            Some((b'?', rest)) => !s.is_empty() && reference(rest, &s[1..]),
+            Some((c, rest)) => s.first() == Some(c) && reference(rest, &s[1..]),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+        /// Every shape of pattern matches what Valgrind's recursion matches.
+        #[test]
+        fn matches_is_valgrinds_string_match(pat in "[ab*?/]{0,7}", s in "[ab/]{0,9}") {
+            let g = Glob::new(pat.as_bytes());
+            prop_assert_eq!(g.matches(s.as_bytes()), reference(pat.as_bytes(), s.as_bytes()));
+            prop_assert_eq!(glob_match(pat.as_bytes(), s.as_bytes()), reference(pat.as_bytes(), s.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn shapes() {
+        assert!(matches!(Glob::new(b"malloc").shape, Shape::Literal));
+        assert!(matches!(
+            Glob::new(b"*/libc*.so*").shape,
+            Shape::Stars {
+                head: 0,
+                tail: 0,
+                ..
+            }
+        ));
+        assert!(matches!(
+            Glob::new(b"_ZN*E").shape,
+            Shape::Stars {
+                head: 3,
+                tail: 1,
+                ..
+            }
+        ));
+        assert!(matches!(Glob::new(b"?alloc").shape, Shape::General));
+        let g = Glob::new(b"ab*ba");
+        assert!(!g.matches(b"aba"), "head and tail may not overlap");
+        assert!(g.matches(b"abba"));
+        assert_eq!(Glob::new(b"*x*"), Glob::new(b"*x*"));
+    }
 
     #[test]
     fn semantics_of_section_2_5() {

@@ -45,12 +45,6 @@ pub struct Candidates {
     pub maybe: Vec<RuleId>,
 }
 
-impl Candidates {
-    fn all(&self) -> impl Iterator<Item = RuleId> + '_ {
-        self.yes.iter().chain(&self.maybe).copied()
-    }
-}
-
 /// The verdict on one error's credit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
@@ -75,6 +69,102 @@ impl Outcome {
     }
 }
 
+/// The least self-consistent sets of possible winners of a tie group's errors (see
+/// [`SearchOrder::group`]): a candidate that is behind for its error is possible anyway when
+/// another error of the group may credit it.
+fn least_fixed_point(blocked: &[Vec<(RuleId, bool)>]) -> Vec<Vec<RuleId>> {
+    let mut possible: Vec<Vec<RuleId>> = vec![Vec::new(); blocked.len()];
+    loop {
+        let mut in_group: HashMap<RuleId, u32> = HashMap::default();
+        for w in &possible {
+            for &a in w {
+                *in_group.entry(a).or_default() += 1;
+            }
+        }
+        let mut changed = false;
+        for (k, cands) in blocked.iter().enumerate() {
+            let mine = &possible[k];
+            let next: Vec<RuleId> = cands
+                .iter()
+                .filter(|&&(a, behind)| {
+                    let elsewhere = in_group
+                        .get(&a)
+                        .is_some_and(|&n| n > u32::from(mine.contains(&a)));
+                    !behind || elsewhere
+                })
+                .map(|&(a, _)| a)
+                .collect();
+            if next != *mine {
+                changed = true;
+                possible[k] = next;
+            }
+        }
+        if !changed {
+            return possible;
+        }
+    }
+}
+
+/// The rules of `a` and `b` in id order, once each. Both are usually sorted already (the
+/// matcher lists rules in load order): then they are merged, not sorted.
+fn sorted_union(a: &[RuleId], b: &[RuleId]) -> Vec<RuleId> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    if a.is_sorted() && b.is_sorted() {
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i] <= b[j] {
+                out.push(a[i]);
+                i += 1;
+            } else {
+                out.push(b[j]);
+                j += 1;
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+    } else {
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        out.sort_unstable();
+    }
+    out.dedup();
+    out
+}
+
+/// Values for some rules, by rule id, in pages of 64 allocated when first written: a
+/// process touches a few hundred of thousands of rules, in runs (rules of one file are
+/// neighbours), and reads them for every candidate of every error, so a lookup is two
+/// indexings, not a hash.
+#[derive(Debug, Clone)]
+struct Pages<T> {
+    pages: Vec<Option<Box<[Option<T>; PAGE]>>>,
+}
+
+const PAGE: usize = 64;
+
+impl<T> Default for Pages<T> {
+    fn default() -> Self {
+        Self { pages: Vec::new() }
+    }
+}
+
+impl<T: Copy> Pages<T> {
+    fn get(&self, id: RuleId) -> Option<T> {
+        let id = id as usize;
+        self.pages.get(id / PAGE)?.as_ref()?[id % PAGE]
+    }
+
+    /// The value of `id`, set to `init` first if it has none.
+    fn entry(&mut self, id: RuleId, init: T) -> &mut T {
+        let id = id as usize;
+        if self.pages.len() <= id / PAGE {
+            self.pages.resize_with(id / PAGE + 1, || None);
+        }
+        let page = self.pages[id / PAGE].get_or_insert_with(|| Box::new([None; PAGE]));
+        page[id % PAGE].get_or_insert(init)
+    }
+}
+
 /// A rule's possible recency: its last credit lies in `lo..=hi` (times are positive), or,
 /// for a rule never credited, equals its initial place (negative).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,9 +179,9 @@ pub struct SearchOrder {
     /// How many rules the tool's set has (their initial places are `id - rules`).
     rules: i64,
     /// Rules whose recency changed (most never do: a process touches few of 3,000 rules).
-    touched: HashMap<RuleId, Recency>,
+    touched: Pages<Recency>,
     /// The concrete printed-order replay: last credit time of each rule credited.
-    concrete: HashMap<RuleId, i64>,
+    concrete: Pages<i64>,
     /// The time of the last error evaluated.
     time: i64,
     /// For each leak kind, the latest time a hidden loss record of that kind may have been
@@ -105,8 +195,8 @@ impl SearchOrder {
     pub fn new(rules: usize) -> Self {
         Self {
             rules: i64::try_from(rules).unwrap_or(i64::MAX),
-            touched: HashMap::default(),
-            concrete: HashMap::default(),
+            touched: Pages::default(),
+            concrete: Pages::default(),
             time: 0,
             hidden_hi: [i64::MIN; 4],
         }
@@ -117,7 +207,7 @@ impl SearchOrder {
     }
 
     fn recency(&self, id: RuleId) -> Recency {
-        self.touched.get(&id).copied().unwrap_or_else(|| {
+        self.touched.get(id).unwrap_or_else(|| {
             let at = self.initial(id);
             Recency { lo: at, hi: at }
         })
@@ -135,10 +225,51 @@ impl SearchOrder {
     }
 
     fn concrete_recency(&self, id: RuleId) -> i64 {
-        self.concrete
-            .get(&id)
-            .copied()
-            .unwrap_or_else(|| self.initial(id))
+        self.concrete.get(id).unwrap_or_else(|| self.initial(id))
+    }
+
+    /// `e`'s candidates in id order, each with whether a rule that surely matches `e` is
+    /// certainly searched before it (its least recency is above the candidate's greatest),
+    /// when nothing in the group has moved it.
+    fn blocked(
+        &self,
+        e: &Candidates,
+        hidden: KindMask,
+        kinds: &impl Fn(RuleId) -> KindMask,
+    ) -> Vec<(RuleId, bool)> {
+        // The two greatest least recencies among the rules that surely match: the greatest
+        // of the others, for any candidate, is one of them.
+        let mut first: Option<(RuleId, i64)> = None;
+        let mut second = i64::MIN;
+        for &b in &e.yes {
+            let lo = self.recency(b).lo;
+            match first {
+                Some((fb, flo)) if lo <= flo => {
+                    if fb != b {
+                        second = second.max(lo);
+                    }
+                }
+                Some((fb, flo)) => {
+                    if fb != b {
+                        second = second.max(flo);
+                    }
+                    first = Some((b, lo));
+                }
+                None => first = Some((b, lo)),
+            }
+        }
+        sorted_union(&e.yes, &e.maybe)
+            .into_iter()
+            .map(|a| {
+                let ahead = match first {
+                    Some((fb, flo)) if fb != a => flo,
+                    Some(_) => second,
+                    None => i64::MIN,
+                };
+                let behind = kinds(a) & hidden == 0 && ahead > self.hi(a, kinds);
+                (a, behind)
+            })
+            .collect()
     }
 
     /// Evaluate the errors of one tie group (one error for anything but a loss record):
@@ -146,31 +277,20 @@ impl SearchOrder {
     /// `hidden` is the set of leak kinds of loss records the log does not print that may
     /// lie inside the group (0: none). `kinds(id)` is the set of leak kinds rule `id` may
     /// match (0 for a rule that is not a leak rule). Returns one outcome per error, in order.
-    pub fn group(
+    pub fn group<C: std::borrow::Borrow<Candidates>>(
         &mut self,
-        errors: &[Candidates],
+        errors: &[C],
         hidden: KindMask,
         kinds: impl Fn(RuleId) -> KindMask,
     ) -> Vec<Outcome> {
+        let errors: Vec<&Candidates> = errors.iter().map(std::borrow::Borrow::borrow).collect();
         let start = self.time + 1;
         let end = self.time + i64::try_from(errors.len()).unwrap_or(i64::MAX);
         // Each error's candidates, and whether a surely matching rule is certainly searched
         // before it when nothing in the group has moved it.
         let blocked: Vec<Vec<(RuleId, bool)>> = errors
             .iter()
-            .map(|e| {
-                let mut all: Vec<RuleId> = e.all().collect();
-                all.sort_unstable();
-                all.dedup();
-                all.into_iter()
-                    .map(|a| {
-                        let hi = self.hi(a, &kinds);
-                        let behind = kinds(a) & hidden == 0
-                            && e.yes.iter().any(|&b| b != a && self.recency(b).lo > hi);
-                        (a, behind)
-                    })
-                    .collect()
-            })
+            .map(|e| self.blocked(e, hidden, &kinds))
             .collect();
         // The rules each error may credit. A rule that another error of the group may
         // credit may have moved to the front before this one (in an order the log cannot
@@ -178,38 +298,18 @@ impl SearchOrder {
         // self-consistent answer: in any run, the first error whose winner were not among
         // its possible ones would have only possible winners before it, all of which this
         // accounts for — so there is none (the tests check it against every order).
-        let mut possible: Vec<Vec<RuleId>> = vec![Vec::new(); errors.len()];
-        loop {
-            let mut in_group: HashMap<RuleId, u32> = HashMap::default();
-            if errors.len() > 1 {
-                for w in &possible {
-                    for &a in w {
-                        *in_group.entry(a).or_default() += 1;
-                    }
-                }
-            }
-            let mut changed = false;
-            for (k, cands) in blocked.iter().enumerate() {
-                let mine = &possible[k];
-                let next: Vec<RuleId> = cands
-                    .iter()
-                    .filter(|&&(a, behind)| {
-                        let elsewhere = in_group
-                            .get(&a)
-                            .is_some_and(|&n| n > u32::from(mine.contains(&a)));
-                        !behind || elsewhere
-                    })
+        let possible: Vec<Vec<RuleId>> = if let [only] = blocked.as_slice() {
+            // Alone, nothing else in the group moves a rule: the fixed point is reached at
+            // once.
+            vec![
+                only.iter()
+                    .filter(|&&(_, behind)| !behind)
                     .map(|&(a, _)| a)
-                    .collect();
-                if next != *mine {
-                    changed = true;
-                    possible[k] = next;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+                    .collect(),
+            ]
+        } else {
+            least_fixed_point(&blocked)
+        };
         let mut out = Vec::with_capacity(errors.len());
         for (k, (e, possible)) in errors.iter().zip(possible).enumerate() {
             let likely = e
@@ -219,7 +319,7 @@ impl SearchOrder {
                 .max_by_key(|&b| self.concrete_recency(b));
             if let Some(w) = likely {
                 let t = start + i64::try_from(k).unwrap_or(i64::MAX);
-                self.concrete.insert(w, t);
+                *self.concrete.entry(w, t) = t;
             }
             out.push(Outcome {
                 possible,
@@ -232,12 +332,12 @@ impl SearchOrder {
         for o in &out {
             let certain = o.certain();
             for &id in &o.possible {
-                let mut r = self.recency(id);
+                let at = self.initial(id);
+                let r = self.touched.entry(id, Recency { lo: at, hi: at });
                 r.hi = end;
                 if certain == Some(id) {
                     r.lo = r.lo.max(start);
                 }
-                self.touched.insert(id, r);
             }
         }
         if hidden != 0 {
@@ -574,6 +674,74 @@ mod tests {
         fn the_replay_covers_every_run(s in scenario()) {
             check(&s)?;
         }
+
+        /// `blocked` finds the rules certainly ahead from the two greatest recencies; it
+        /// says what the definition says (every other surely matching rule compared).
+        #[test]
+        fn blocked_is_its_definition(
+            history in proptest::collection::vec(
+                (proptest::collection::vec(0u32..8, 0..4), proptest::collection::vec(0u32..8, 0..4), 0u8..16),
+                0..6,
+            ),
+            yes in proptest::collection::vec(0u32..8, 0..5),
+            maybe in proptest::collection::vec(0u32..8, 0..5),
+            hidden in 0u8..16,
+            sorted in any::<bool>(),
+        ) {
+            let kinds = |id: RuleId| (id as KindMask * 5) & 0b1111;
+            let mut o = SearchOrder::new(8);
+            for (y, m, h) in &history {
+                let c = Candidates { yes: y.clone(), maybe: m.clone() };
+                o.group(&[c.clone(), c], *h, kinds);
+            }
+            let (mut yes, mut maybe) = (yes, maybe);
+            if sorted {
+                yes.sort_unstable();
+                yes.dedup();
+                maybe.sort_unstable();
+                maybe.dedup();
+                maybe.retain(|m| !yes.contains(m));
+            }
+            let e = Candidates { yes, maybe };
+            let mut all: Vec<RuleId> = e.yes.iter().chain(&e.maybe).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            let want: Vec<(RuleId, bool)> = all
+                .into_iter()
+                .map(|a| {
+                    let hi = o.hi(a, &kinds);
+                    let behind = kinds(a) & hidden == 0
+                        && e.yes.iter().any(|&b| b != a && o.recency(b).lo > hi);
+                    (a, behind)
+                })
+                .collect();
+            prop_assert_eq!(o.blocked(&e, hidden, &kinds), want);
+        }
+    }
+
+    #[test]
+    fn pages_hold_values_by_rule_id() {
+        let mut p: Pages<i64> = Pages::default();
+        assert_eq!(p.get(0), None);
+        assert_eq!(p.get(5000), None);
+        *p.entry(130, 7) += 1;
+        assert_eq!(*p.entry(130, 99), 8, "an entry keeps its value");
+        *p.entry(63, 1) = 2;
+        *p.entry(64, 3) = 4;
+        assert_eq!(
+            (p.get(63), p.get(64), p.get(65), p.get(130)),
+            (Some(2), Some(4), None, Some(8))
+        );
+        // Only the pages written are allocated.
+        assert_eq!(p.pages.iter().filter(|pg| pg.is_some()).count(), 3);
+    }
+
+    #[test]
+    fn sorted_union_merges_or_sorts() {
+        assert_eq!(sorted_union(&[1, 4, 9], &[2, 4, 10]), [1, 2, 4, 9, 10]);
+        assert_eq!(sorted_union(&[9, 1], &[4, 1]), [1, 4, 9]);
+        assert_eq!(sorted_union(&[], &[3]), [3]);
+        assert!(sorted_union(&[], &[]).is_empty());
     }
 
     #[test]

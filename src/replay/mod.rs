@@ -17,6 +17,7 @@
 //! order of tied loss records, every truth of the facts the log hides. Valgrind's own count
 //! for a rule lies between [`RuleCounts::hits`] and [`RuleCounts::hits_max`].
 
+mod cache;
 pub mod credit;
 pub mod evidence;
 pub mod options;
@@ -35,7 +36,7 @@ use crate::matcher::input::Known;
 use crate::matcher::rule::{Pattern, Rule};
 use crate::matcher::{MatchInput, RefusedFile, Truth};
 use crate::supp::kinds::Tool;
-use credit::Candidates;
+use cache::{MatchCache, Matched};
 use options::RunOptions;
 use process::{Decided, Pending, Proc};
 
@@ -97,6 +98,11 @@ pub struct LogReplay<'r> {
     next_seq: u64,
     warned_demangled: bool,
     warned_callers: bool,
+    /// The matcher's answers for the inputs seen so far.
+    cache: MatchCache,
+    /// Leak kinds and tools whose rules' counts are already without bound.
+    unbounded_leaks: credit::KindMask,
+    unbounded_tools: Vec<Tool>,
 }
 
 impl<'r> LogReplay<'r> {
@@ -114,6 +120,9 @@ impl<'r> LogReplay<'r> {
             next_seq: 0,
             warned_demangled: false,
             warned_callers: false,
+            cache: MatchCache::default(),
+            unbounded_leaks: 0,
+            unbounded_tools: Vec::new(),
         }
     }
 
@@ -255,18 +264,9 @@ impl<'r> LogReplay<'r> {
             })
             .map_err(ReplayError::Handler)?;
         }
-        let mut cands = Candidates::default();
-        let mut maybe_why = Vec::new();
-        for (id, truth) in rules.set.all_matches(tool, &input) {
-            match truth {
-                Truth::Yes => cands.yes.push(id),
-                Truth::Unknown => {
-                    cands.maybe.push(id);
-                    maybe_why.push((id, unknown_facts(&rules.set.rules[id as usize], &input)));
-                }
-                Truth::No => {}
-            }
-        }
+        let matched = self.cache.get_or_insert_with(tool, &input, |scratch| {
+            matches(&rules.set, tool, &input, scratch)
+        });
         let seq = self.next_seq;
         self.next_seq += 1;
         self.queue.push_back(None);
@@ -286,8 +286,7 @@ impl<'r> LogReplay<'r> {
                 // Taken while the record is at hand: a loss record's verdict may come later.
                 signature: self.opts.signatures.then(|| signature(err)),
             },
-            cands,
-            maybe_why,
+            matched,
             base_why: if err.truncated {
                 Why::FRAMES
             } else {
@@ -321,7 +320,33 @@ impl<'r> LogReplay<'r> {
                 r.add(c);
             }
         }
-        for slot in ended.unbounded {
+        for (set, n) in &ended.uncertain {
+            for &slot in set.iter() {
+                if let Some(r) = self.tally.rules.get_mut(slot) {
+                    r.add_possible(Some(*n));
+                }
+            }
+        }
+        let mut unbounded = ended.unbounded;
+        // A count without bound stays so: mark each kind of leak rules and each tool once.
+        let leaks = ended.unbounded_leaks & !self.unbounded_leaks;
+        if leaks != 0
+            && let Ok(r) = rules.tool(Tool::Memcheck)
+        {
+            unbounded.extend(r.leak_rules(leaks).map(|id| r.slot(id)));
+            self.unbounded_leaks |= leaks;
+        }
+        for tool in ended.unbounded_tools {
+            if let (Ok(r), false) = (rules.tool(tool), self.unbounded_tools.contains(&tool)) {
+                unbounded.extend(
+                    (0..r.set.rules.len()).map(|id| {
+                        r.slot(credit::RuleId::try_from(id).unwrap_or(credit::RuleId::MAX))
+                    }),
+                );
+                self.unbounded_tools.push(tool);
+            }
+        }
+        for slot in unbounded {
             if let Some(r) = self.tally.rules.get_mut(slot) {
                 r.hits_max = None;
             }
@@ -360,22 +385,59 @@ impl<'r> LogReplay<'r> {
     }
 }
 
-/// The facts `rule` needs that `input` does not show: why its verdict is unknown.
-fn unknown_facts(rule: &Rule, input: &MatchInput) -> Why {
+/// What the matcher says about `input`: the rules that match or may match it, in load
+/// order, and why each one that may is undecided.
+fn matches(
+    set: &crate::matcher::RuleSet,
+    tool: Tool,
+    input: &MatchInput,
+    scratch: &mut crate::matcher::stack::Scratch,
+) -> Matched {
+    let mut m = Matched::default();
+    let hidden = Hidden::of(input);
+    for (id, truth) in set.all_matches_in(tool, input, scratch) {
+        match truth {
+            Truth::Yes => m.cands.yes.push(id),
+            Truth::Unknown => {
+                m.cands.maybe.push(id);
+                m.maybe_why
+                    .push((id, unknown_facts(&set.rules[id as usize], input, hidden)));
+            }
+            Truth::No => {}
+        }
+    }
+    m
+}
+
+/// Which kinds of facts some frame of an input does not show.
+#[derive(Debug, Clone, Copy)]
+struct Hidden {
+    fun: bool,
+    obj: bool,
+    src: bool,
+}
+
+impl Hidden {
+    fn of(input: &MatchInput) -> Self {
+        let any =
+            |f: &dyn Fn(&crate::matcher::input::InputFrame) -> bool| input.frames.iter().any(f);
+        Self {
+            fun: any(&|f| !matches!(f.fun, Known::Yes(_))),
+            obj: any(&|f| !matches!(f.obj, Known::Yes(_))),
+            src: any(&|f| !matches!(f.src, Known::Yes(_))),
+        }
+    }
+}
+
+/// The facts `rule` needs that `input` does not show (`hidden`): why its verdict is
+/// unknown.
+fn unknown_facts(rule: &Rule, input: &MatchInput, hidden: Hidden) -> Why {
     let mut why = Why::none();
-    let any = |f: &dyn Fn(&crate::matcher::input::InputFrame) -> bool| input.frames.iter().any(f);
     for p in &rule.frames {
-        let star = |g: &crate::matcher::wildcard::Glob| g.as_bytes().iter().all(|&b| b == b'*');
         match p {
-            Pattern::Fun(g) if !star(g) && any(&|f| !matches!(f.fun, Known::Yes(_))) => {
-                why.insert(Why::NAME);
-            }
-            Pattern::Obj(g) if !star(g) && any(&|f| !matches!(f.obj, Known::Yes(_))) => {
-                why.insert(Why::OBJECT);
-            }
-            Pattern::Src(..) if any(&|f| !matches!(f.src, Known::Yes(_))) => {
-                why.insert(Why::SOURCE);
-            }
+            Pattern::Fun(g) if !g.matches_any() && hidden.fun => why.insert(Why::NAME),
+            Pattern::Obj(g) if !g.matches_any() && hidden.obj => why.insert(Why::OBJECT),
+            Pattern::Src(..) if hidden.src => why.insert(Why::SOURCE),
             _ => {}
         }
     }
@@ -591,6 +653,73 @@ mod tests {
             warnings.iter().any(|w| w.contains("suppressed 3 errors")),
             "{warnings:?}"
         );
+    }
+
+    /// Errors whose credit is uncertain are counted per set of possible rules and added to
+    /// each rule of the set when the process ends; repeats of such a context count for
+    /// every rule of its set.
+    #[test]
+    fn uncertain_credits_count_for_every_possible_rule() {
+        let cond = |pid: u32, line: u32| {
+            format!(
+                "=={pid}== Conditional jump or move depends on uninitialised value(s)\n=={pid}==    at 0x109100: branchy (t.c:{line})\n=={pid}==    by 0x109200: main (t.c:40)\n=={pid}== \n"
+            )
+        };
+        // `a` surely matches; `b`, searched first, may (the frames below main are hidden).
+        let rules = "{\n a\n Memcheck:Cond\n fun:branchy\n}\n{\n b\n Memcheck:Cond\n ...\n obj:/lib/x.so\n}\n{\n c\n Memcheck:Cond\n fun:other\n}\n";
+        // Six occurrences of three contexts: the first's count says it had four.
+        let log = format!(
+            "{PREAMBLE}{}{}{}==7== ERROR SUMMARY: 6 errors from 3 contexts (suppressed: 0 from 0)\n",
+            cond(7, 5),
+            cond(7, 6),
+            cond(7, 5)
+        );
+        let rules = Rules::load(
+            vec![RuleFile {
+                path: "r.supp".into(),
+                source: rules.as_bytes().to_vec(),
+            }],
+            RulesOptions {
+                version: Version::new(19).expect("3.19"),
+                num_callers: 12,
+                go_on: false,
+            },
+        );
+        let mut r = LogReplay::new(&rules, LogFormat::Text, ReplayOptions::default());
+        let mut rows = Vec::new();
+        let mut on = |ev: Event<'_>| -> Result<(), ()> {
+            if let Event::Error(e) = ev {
+                rows.push(e.clone());
+            }
+            Ok(())
+        };
+        for item in TextReader::new(log.as_bytes()) {
+            r.feed(&item.expect("item"), &mut on).expect("feed");
+        }
+        r.feed(
+            &LogItem::ContextCount {
+                pid: Some(7),
+                count: 4,
+                error_line: 4,
+            },
+            &mut on,
+        )
+        .expect("feed");
+        let tally = r.finish(&mut on).expect("finish");
+        assert_eq!(rows.len(), 3);
+        assert!(
+            rows.iter()
+                .all(|e| e.possible == [0, 1] && e.credited().is_none())
+        );
+        // Three rows and three more occurrences, each possibly either rule's.
+        for slot in [0, 1] {
+            assert_eq!(
+                (tally.rules[slot].hits, tally.rules[slot].hits_max),
+                (0, Some(6)),
+                "rule {slot}"
+            );
+        }
+        assert_eq!((tally.rules[2].hits, tally.rules[2].hits_max), (0, Some(0)));
     }
 
     #[test]

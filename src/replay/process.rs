@@ -4,12 +4,15 @@
 //! All of it is dropped when the process ends, so a log of many processes costs no more per
 //! line than a log of one.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::logs::record::{ErrorSummary, LossRecord};
 use crate::matcher::Truth;
 use crate::matcher::objects::ObjectMap;
-use crate::replay::credit::{Candidates, KindMask, Outcome, RuleId, SearchOrder};
+use crate::replay::cache::Matched;
+use crate::replay::credit::{KindMask, Outcome, SearchOrder};
 use crate::replay::evidence::{ErrorEvidence, RuleCounts, Why};
 use crate::replay::options::RunOptions;
 use crate::replay::rules::{ALL_KINDS, Slot, ToolRules, kind_bit};
@@ -22,10 +25,9 @@ pub(crate) struct Pending {
     pub(crate) seq: u64,
     /// Its row, without the verdict yet.
     pub(crate) evidence: ErrorEvidence,
-    /// What the matcher said.
-    pub(crate) cands: Candidates,
-    /// For each rule that may match, the facts it needs that the log hides.
-    pub(crate) maybe_why: Vec<(RuleId, Why)>,
+    /// What the matcher said: the rules that match or may match, and for each that may,
+    /// the facts it needs that the log hides (shared by every error with the same input).
+    pub(crate) matched: Arc<Matched>,
     /// Why the error itself cannot be matched surely (cut off).
     pub(crate) base_why: Why,
 }
@@ -74,12 +76,73 @@ impl ToolState {
     }
 }
 
-/// The credit of an error context, for the occurrence count that comes later.
-#[derive(Debug)]
+/// The credit of an error context, for the occurrence count that comes later. A process
+/// may print hundreds of thousands of errors, most of them with one of a few credits: the
+/// rules are kept once per process ([`SlotSets`]), a context only numbers them.
+#[derive(Debug, Clone, Copy)]
 struct Context {
-    certain: Option<Slot>,
-    possible: Vec<Slot>,
+    /// The rules it may be credited to.
+    possible: SetId,
+    /// It is surely credited (to the set's only rule).
+    certain: bool,
     counted: bool,
+}
+
+type SetId = u32;
+
+/// Sets of rules, each kept once.
+#[derive(Debug, Default)]
+struct SlotSets {
+    sets: Vec<Arc<[Slot]>>,
+    ids: HashMap<Arc<[Slot]>, SetId>,
+}
+
+impl SlotSets {
+    fn intern(&mut self, set: &[Slot]) -> SetId {
+        if let Some(&id) = self.ids.get(set) {
+            return id;
+        }
+        let id = SetId::try_from(self.sets.len()).unwrap_or(SetId::MAX);
+        let set: Arc<[Slot]> = set.into();
+        self.sets.push(Arc::clone(&set));
+        self.ids.insert(set, id);
+        id
+    }
+
+    fn get(&self, id: SetId) -> &[Slot] {
+        self.sets.get(id as usize).map_or(&[], |s| s)
+    }
+}
+
+/// A process's rule counts. An error whose credit is uncertain may be credited to any of
+/// its possible rules, up to hundreds with a real rule set, and a process repeats the same
+/// few sets: such errors are counted per set, and the sets are added to the rules' counts
+/// when the process ends (the sums are the same).
+#[derive(Debug, Default)]
+struct Credits {
+    counts: HashMap<Slot, RuleCounts>,
+    /// The rule sets of uncertain credits and of error contexts.
+    sets: SlotSets,
+    /// How many errors may be credited to any rule of each set.
+    uncertain: HashMap<SetId, u64>,
+}
+
+impl Credits {
+    fn count(&mut self, slot: Slot) -> &mut RuleCounts {
+        self.counts.entry(slot).or_default()
+    }
+
+    /// The counts, and the uncertain credits: how many errors may be credited to any rule
+    /// of each set.
+    fn into_parts(self) -> (HashMap<Slot, RuleCounts>, Vec<Uncertain>) {
+        let uncertain = self
+            .uncertain
+            .into_iter()
+            .filter(|&(_, n)| n > 0)
+            .filter_map(|(set, n)| Some((Arc::clone(self.sets.sets.get(set as usize)?), n)))
+            .collect();
+        (self.counts, uncertain)
+    }
 }
 
 /// A `Reading syms` line (no range) or a `Discarding syms` line (its range).
@@ -101,7 +164,7 @@ pub(crate) struct Proc {
     tools: Vec<ToolState>,
     contexts: HashMap<u64, Context>,
     summary: Option<ErrorSummary>,
-    counts: HashMap<Slot, RuleCounts>,
+    credits: Credits,
     /// Repeats already counted from occurrence counts.
     counted_extra: u64,
     /// Any error or record was replayed.
@@ -164,14 +227,15 @@ impl Proc {
         let line = p.evidence.line;
         let tool = p.evidence.tool;
         let ts = tool_state(&mut self.tools, tool, rules);
-        close_group(ts, rules, &mut self.counts, out);
-        let decided = decide(ts, rules, vec![p], 0, &mut self.counts);
+        close_group(ts, rules, &mut self.credits, out);
+        let decided = decide(ts, rules, vec![p], 0, &mut self.credits);
         for (_, ev) in &decided {
+            let possible = self.credits.sets.intern(&ev.possible);
             self.contexts.insert(
                 line,
                 Context {
-                    certain: ev.credited(),
-                    possible: ev.possible.clone(),
+                    possible,
+                    certain: ev.credited().is_some(),
                     counted: false,
                 },
             );
@@ -215,7 +279,7 @@ impl Proc {
             }
         }
         if new_search {
-            close_group(ts, rules, &mut self.counts, out);
+            close_group(ts, rules, &mut self.credits, out);
             ts.search += 1;
             ts.printed = 0;
         }
@@ -236,7 +300,7 @@ impl Proc {
             blocks: loss.blocks,
         };
         if ts.key != Some(key) {
-            close_group(ts, rules, &mut self.counts, out);
+            close_group(ts, rules, &mut self.credits, out);
             ts.key = Some(key);
             if gap > 0 {
                 ts.group_hidden = mask;
@@ -257,17 +321,14 @@ impl Proc {
         ctx.counted = true;
         let extra = count.saturating_sub(1);
         self.counted_extra += extra;
-        if let Some(slot) = ctx.certain {
-            let c = self.counts.entry(slot).or_default();
-            c.hits += extra;
-            c.add_possible(Some(extra));
-        } else {
-            for &slot in &ctx.possible {
-                self.counts
-                    .entry(slot)
-                    .or_default()
-                    .add_possible(Some(extra));
+        let credits = &mut self.credits;
+        match *credits.sets.get(ctx.possible) {
+            [slot] if ctx.certain => {
+                let c = credits.count(slot);
+                c.hits += extra;
+                c.add_possible(Some(extra));
             }
+            _ => *credits.uncertain.entry(ctx.possible).or_default() += extra,
         }
     }
 
@@ -284,13 +345,13 @@ impl Proc {
         out: &mut Vec<Decided>,
     ) -> Ended {
         let mut unbounded: Vec<Slot> = Vec::new();
+        let mut unbounded_leaks = 0;
+        let mut unbounded_tools = Vec::new();
         let hidden_kinds = self.run.hidden();
         let memcheck = self.tool.unwrap_or(Tool::Memcheck) == Tool::Memcheck;
         if memcheck && !self.tools.iter().any(|t| t.last_loss.is_some()) {
             // No loss record printed: how many Valgrind matched cannot be told.
-            if let Some(r) = rules(Tool::Memcheck) {
-                unbounded.extend(r.leak_rules(hidden_kinds).map(|id| r.slot(id)));
-            }
+            unbounded_leaks = hidden_kinds;
         }
         for ts in &mut self.tools {
             let Some(r) = rules(ts.tool) else { continue };
@@ -303,35 +364,43 @@ impl Proc {
                     add_hidden(ts, mask, tail);
                 }
             }
-            close_group(ts, r, &mut self.counts, out);
+            close_group(ts, r, &mut self.credits, out);
             for &(mask, n) in &ts.hidden_counts {
                 for id in r.leak_rules(mask) {
-                    self.counts
-                        .entry(r.slot(id))
-                        .or_default()
-                        .add_possible(Some(n));
+                    self.credits.count(r.slot(id)).add_possible(Some(n));
                 }
             }
         }
         // Occurrences of contexts the log gave no count for: at most all the repeats the
         // summary counts (errors − contexts), less those already counted.
-        let mut uncounted: Vec<Slot> = self
-            .contexts
-            .values()
-            .filter(|c| !c.counted)
-            .flat_map(|c| c.possible.iter().copied())
-            .collect();
-        uncounted.sort_unstable();
-        uncounted.dedup();
         let bound = self.summary.map(|s| {
             s.errors
                 .saturating_sub(s.contexts)
                 .saturating_sub(self.counted_extra)
         });
-        for slot in uncounted {
+        // Adding nothing changes no count.
+        if bound != Some(0) {
+            let mut sets: Vec<SetId> = self
+                .contexts
+                .values()
+                .filter(|c| !c.counted)
+                .map(|c| c.possible)
+                .collect();
+            sets.sort_unstable();
+            sets.dedup();
+            let mut uncounted: Vec<Slot> = sets
+                .into_iter()
+                .flat_map(|id| self.credits.sets.get(id).iter().copied())
+                .collect();
+            uncounted.sort_unstable();
+            uncounted.dedup();
             match bound {
-                Some(b) => self.counts.entry(slot).or_default().add_possible(Some(b)),
-                None => unbounded.push(slot),
+                Some(b) => {
+                    for slot in uncounted {
+                        self.credits.count(slot).add_possible(Some(b));
+                    }
+                }
+                None => unbounded.extend(uncounted),
             }
         }
         let mut note = None;
@@ -345,34 +414,41 @@ impl Proc {
                 "Valgrind suppressed {} errors while recording this process: they are not in the log, so its rule credits are only bounds",
                 s.suppressed
             ));
-            for c in self.counts.values_mut() {
+            for c in self.credits.counts.values_mut() {
                 c.hits = 0;
             }
-            for ts in &self.tools {
-                if let Some(r) = rules(ts.tool) {
-                    unbounded.extend(
-                        (0..r.set.rules.len())
-                            .map(|id| r.slot(RuleId::try_from(id).unwrap_or(RuleId::MAX))),
-                    );
-                }
-            }
+            unbounded_tools.extend(self.tools.iter().map(|ts| ts.tool));
         }
         unbounded.sort_unstable();
         unbounded.dedup();
+        let (counts, uncertain) = self.credits.into_parts();
         Ended {
-            counts: self.counts,
+            counts,
+            uncertain,
             unbounded,
+            unbounded_leaks,
+            unbounded_tools,
             note,
         }
     }
 }
+
+/// A set of rules, and how many errors may be credited to any of them.
+pub(crate) type Uncertain = (Arc<[Slot]>, u64);
 
 /// What an ended process leaves: its rule counts, the rules whose count has no bound, and a
 /// note for the user.
 #[derive(Debug)]
 pub(crate) struct Ended {
     pub(crate) counts: HashMap<Slot, RuleCounts>,
+    /// Errors that may be credited to any rule of a set: so many for each rule of it.
+    pub(crate) uncertain: Vec<Uncertain>,
     pub(crate) unbounded: Vec<Slot>,
+    /// Memcheck's leak rules of these kinds have no bound either (every process without a
+    /// loss record says so: the replay applies each kind once, not once per process).
+    pub(crate) unbounded_leaks: KindMask,
+    /// Every rule of these tools has no bound.
+    pub(crate) unbounded_tools: Vec<Tool>,
     pub(crate) note: Option<String>,
 }
 
@@ -400,7 +476,7 @@ fn add_hidden(ts: &mut ToolState, mask: KindMask, n: u64) {
 fn close_group(
     ts: &mut ToolState,
     rules: &ToolRules,
-    counts: &mut HashMap<Slot, RuleCounts>,
+    credits: &mut Credits,
     out: &mut Vec<Decided>,
 ) {
     let hidden = std::mem::take(&mut ts.group_hidden);
@@ -412,7 +488,7 @@ fn close_group(
         return;
     }
     let group = std::mem::take(&mut ts.group);
-    out.extend(decide(ts, rules, group, hidden, counts));
+    out.extend(decide(ts, rules, group, hidden, credits));
 }
 
 /// Evaluate errors as one tie group and turn the outcomes into rows and counts.
@@ -421,26 +497,21 @@ fn decide(
     rules: &ToolRules,
     group: Vec<Pending>,
     hidden: KindMask,
-    counts: &mut HashMap<Slot, RuleCounts>,
+    credits: &mut Credits,
 ) -> Vec<Decided> {
-    let cands: Vec<Candidates> = group.iter().map(|p| p.cands.clone()).collect();
+    let cands: Vec<&_> = group.iter().map(|p| &p.matched.cands).collect();
     let outcomes = ts.order.group(&cands, hidden, |id| rules.kinds(id));
     group
         .into_iter()
         .zip(outcomes)
         .map(|(p, o)| {
-            let ev = finish(p, &o, rules, counts);
+            let ev = finish(p, &o, rules, credits);
             (ev.0, ev.1)
         })
         .collect()
 }
 
-fn finish(
-    p: Pending,
-    o: &Outcome,
-    rules: &ToolRules,
-    counts: &mut HashMap<Slot, RuleCounts>,
-) -> Decided {
+fn finish(p: Pending, o: &Outcome, rules: &ToolRules, credits: &mut Credits) -> Decided {
     let mut ev = p.evidence;
     ev.suppressed = if o.surely_suppressed {
         Truth::Yes
@@ -454,32 +525,40 @@ fn finish(
         why.insert(p.base_why);
     }
     let mut yes_possible = 0;
+    // Both in rule order (as the credit reasoning gives them): walk them together.
+    let sorted = o.possible.is_sorted();
+    let mut maybe = p.matched.maybe_why.iter().peekable();
     for &id in &o.possible {
-        match p.maybe_why.iter().find(|(m, _)| *m == id) {
-            Some((_, w)) => why.insert(*w),
+        let why_maybe = if sorted {
+            while maybe.next_if(|&&(m, _)| m < id).is_some() {}
+            maybe.next_if(|&&(m, _)| m == id).map(|&(_, w)| w)
+        } else {
+            p.matched.why_maybe(id)
+        };
+        match why_maybe {
+            Some(w) => why.insert(w),
             None => yes_possible += 1,
         }
     }
     if yes_possible > 1 {
         why.insert(Why::ORDER);
     }
+    let mut possible: Vec<Slot> = o.possible.iter().map(|&id| rules.slot(id)).collect();
+    if !possible.is_sorted() {
+        possible.sort_unstable();
+    }
     match o.certain() {
         Some(id) => {
-            let c = counts.entry(rules.slot(id)).or_default();
+            let c = credits.count(rules.slot(id));
             c.hits += 1;
             c.add_possible(Some(1));
         }
+        None if possible.is_empty() => {}
         None => {
-            for &id in &o.possible {
-                counts
-                    .entry(rules.slot(id))
-                    .or_default()
-                    .add_possible(Some(1));
-            }
+            let set = credits.sets.intern(&possible);
+            *credits.uncertain.entry(set).or_default() += 1;
         }
     }
-    let mut possible: Vec<Slot> = o.possible.iter().map(|&id| rules.slot(id)).collect();
-    possible.sort_unstable();
     ev.possible = possible;
     ev.likely = o.likely.map(|id| rules.slot(id));
     ev.why = if ev.approximate() { why } else { Why::none() };
@@ -488,4 +567,22 @@ fn finish(
         ev.signature = None;
     }
     (p.seq, ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_rule_sets_are_kept_once() {
+        let mut sets = SlotSets::default();
+        let a = sets.intern(&[3, 7]);
+        let b = sets.intern(&[]);
+        assert_eq!(sets.intern(&[3, 7]), a);
+        assert_ne!(a, b);
+        assert_ne!(sets.intern(&[7, 3]), a);
+        assert_eq!(sets.get(a), [3, 7]);
+        assert!(sets.get(b).is_empty());
+        assert_eq!(sets.sets.len(), 3);
+    }
 }

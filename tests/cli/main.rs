@@ -13,6 +13,7 @@ mod logs_xml;
 mod match_credit;
 mod match_differential;
 mod match_live;
+mod match_perf;
 mod match_render;
 mod matching;
 mod objects;

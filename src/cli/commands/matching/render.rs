@@ -7,14 +7,16 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 
 use crate::cli::args::MatchFormat;
 use vgsupp::matcher::Truth;
 use vgsupp::replay::{ErrorEvidence, RuleCounts, Rules, Slot, Tally};
 use vgsupp::supp::Tool;
 
-/// One error of the output, borrowed from the verdict, so a row costs no allocation beyond
-/// the rule names. Field order is the JSON contract's (docs/formats.md).
+/// One error of the output, borrowed from the verdict and the rules' JSON, so a row costs
+/// no allocation beyond its `why` list. Field order is the JSON contract's
+/// (docs/formats.md).
 #[derive(Serialize)]
 pub(super) struct ErrorRow<'a> {
     log: &'a str,
@@ -22,13 +24,53 @@ pub(super) struct ErrorRow<'a> {
     pid: Option<u32>,
     kind: Kind<'a>,
     leak_kind: Option<&'static str>,
-    suppressed_by: Option<RuleRef<'a>>,
+    suppressed_by: Option<&'a RawValue>,
     approximate: bool,
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     why: Option<Vec<&'static str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    candidates: Option<Vec<RuleRef<'a>>>,
+    candidates: Option<Candidates<'a>>,
+    /// For human lines: the rule `suppressed_by` names.
+    #[serde(skip)]
+    likely: Option<Slot>,
+    #[serde(skip)]
+    refs: &'a RuleRefs<'a>,
+}
+
+/// Every rule as the JSON object that names it in a row (`{"name":…,"file":…,"line":…}`),
+/// serialized once: rows name the same rules again and again (hundreds of candidates per
+/// row with real rule sets), and escaping their names each time was most of the cost of a
+/// row.
+pub(super) struct RuleRefs<'a> {
+    /// The rules.
+    pub(super) rules: &'a Rules,
+    json: Vec<Box<RawValue>>,
+}
+
+impl<'a> RuleRefs<'a> {
+    pub(super) fn new(rules: &'a Rules) -> serde_json::Result<Self> {
+        let json = (0..rules.table.len())
+            .map(|slot| serde_json::value::to_raw_value(&rule_ref(rules, slot)))
+            .collect::<serde_json::Result<_>>()?;
+        Ok(Self { rules, json })
+    }
+
+    fn json(&self, slot: Slot) -> &RawValue {
+        &self.json[slot]
+    }
+}
+
+/// A row's candidate rules, written from their serialized JSON.
+struct Candidates<'a> {
+    slots: &'a [Slot],
+    refs: &'a RuleRefs<'a>,
+}
+
+impl Serialize for Candidates<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.slots.iter().map(|&slot| self.refs.json(slot)))
+    }
 }
 
 /// `Tool:Kind` (`Memcheck:Leak`), written out without building the string.
@@ -96,7 +138,7 @@ pub(super) fn rules_out<'a>(rules: &'a Rules, tally: &Tally) -> Vec<RuleOut<'a>>
 }
 
 impl<'a> ErrorRow<'a> {
-    pub(super) fn new(log: &'a str, e: &'a ErrorEvidence, rules: &'a Rules) -> Self {
+    pub(super) fn new(log: &'a str, e: &'a ErrorEvidence, refs: &'a RuleRefs<'a>) -> Self {
         let approximate = e.approximate();
         Self {
             log,
@@ -107,12 +149,16 @@ impl<'a> ErrorRow<'a> {
                 kind: &e.kind,
             },
             leak_kind: e.leak_kind.map(|k| k.token()),
-            suppressed_by: e.likely.map(|s| rule_ref(rules, s)),
+            suppressed_by: e.likely.map(|s| refs.json(s)),
             approximate,
             truncated: e.truncated,
             why: approximate.then(|| e.why.names().collect()),
-            candidates: approximate
-                .then(|| e.possible.iter().map(|&s| rule_ref(rules, s)).collect()),
+            candidates: approximate.then_some(Candidates {
+                slots: &e.possible,
+                refs,
+            }),
+            likely: e.likely,
+            refs,
         }
     }
 
@@ -134,7 +180,8 @@ impl<'a> ErrorRow<'a> {
                 if let Some(k) = self.leak_kind {
                     write!(out, " ({k})")?;
                 }
-                match (&self.suppressed_by, self.candidates.as_deref()) {
+                let likely = self.likely.map(|s| rule_ref(self.refs.rules, s));
+                match (likely, self.candidates.as_ref().map(|c| c.slots)) {
                     (Some(r), Some(c)) if c.len() > 1 => write!(
                         out,
                         ": suppressed, by `{}` ({}:{}) or {} other rule(s)",
@@ -390,6 +437,108 @@ pub(super) fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vgsupp::matcher::RuleFile;
+    use vgsupp::replay::{RulesOptions, Why};
+    use vgsupp::supp::Version;
+
+    /// A row as it was serialized before rules were serialized once: each rule built and
+    /// escaped in place. Rows must keep these bytes.
+    #[derive(Serialize)]
+    struct Reference<'a> {
+        log: &'a str,
+        line: u64,
+        pid: Option<u32>,
+        kind: Kind<'a>,
+        leak_kind: Option<&'static str>,
+        suppressed_by: Option<RuleRef<'a>>,
+        approximate: bool,
+        truncated: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        why: Option<Vec<&'static str>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        candidates: Option<Vec<RuleRef<'a>>>,
+    }
+
+    #[test]
+    fn rows_keep_their_bytes() {
+        // Names that JSON escapes, and one that is not UTF-8.
+        let mut supp = b"{\n plain\n Memcheck:Leak\n fun:malloc\n}\n{\n quote \"and\" \\ back\ttab\n Memcheck:Leak\n fun:malloc\n}\n".to_vec();
+        supp.extend_from_slice(b"{\n bad \xff utf8 \xe2\x82\n Memcheck:Leak\n fun:calloc\n}\n");
+        let rules = Rules::load(
+            vec![RuleFile {
+                path: "dir/\"odd\".supp".into(),
+                source: supp,
+            }],
+            RulesOptions {
+                version: Version::new(19).expect("3.19"),
+                num_callers: 12,
+                go_on: false,
+            },
+        );
+        let refs = RuleRefs::new(&rules).expect("serializes");
+        let base = ErrorEvidence {
+            line: 12,
+            pid: Some(7),
+            tool: Tool::Memcheck,
+            kind: "Leak".into(),
+            leak_kind: Some(vgsupp::supp::model::LeakKind::Definite),
+            truncated: false,
+            suppressed: Truth::Yes,
+            possible: vec![1],
+            likely: Some(1),
+            why: Why::none(),
+            signature: None,
+        };
+        let mut rows = vec![base.clone()];
+        let mut e = base.clone();
+        e.possible = vec![0, 1, 2];
+        e.likely = Some(2);
+        e.why = Why::ORDER | Why::OBJECT;
+        rows.push(e);
+        let mut e = base.clone();
+        e.suppressed = Truth::Unknown;
+        e.possible = vec![0, 2];
+        e.likely = None;
+        e.why = Why::FRAMES;
+        e.truncated = true;
+        e.pid = None;
+        e.leak_kind = None;
+        rows.push(e);
+        let mut e = base;
+        e.suppressed = Truth::No;
+        e.possible.clear();
+        e.likely = None;
+        rows.push(e);
+        for e in &rows {
+            let mut got = Vec::new();
+            ErrorRow::new("a \"log\".txt", e, &refs)
+                .encode(MatchFormat::Json, &mut got)
+                .expect("encodes");
+            let approximate = e.approximate();
+            let want = Reference {
+                log: "a \"log\".txt",
+                line: e.line,
+                pid: e.pid,
+                kind: Kind {
+                    tool: e.tool,
+                    kind: &e.kind,
+                },
+                leak_kind: e.leak_kind.map(|k| k.token()),
+                suppressed_by: e.likely.map(|s| rule_ref(&rules, s)),
+                approximate,
+                truncated: e.truncated,
+                why: approximate.then(|| e.why.names().collect()),
+                candidates: approximate
+                    .then(|| e.possible.iter().map(|&s| rule_ref(&rules, s)).collect()),
+            };
+            let mut want_bytes = b",".to_vec();
+            serde_json::to_writer(&mut want_bytes, &want).expect("serializes");
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want_bytes)
+            );
+        }
+    }
 
     #[test]
     fn thousands_separators() {

@@ -217,7 +217,10 @@ impl<'a> LogSink<'a> {
         if self.rows.is_empty() {
             return Ok(());
         }
-        let rows = std::mem::replace(&mut self.rows, Vec::with_capacity(self.limits.chunk + 1024));
+        // Room for a chunk and a large row past it (an approximate row with real rules
+        // names hundreds of rules, tens of KiB): growing a full chunk copies it. Pages
+        // never written are never resident.
+        let rows = std::mem::replace(&mut self.rows, Vec::with_capacity(2 * self.limits.chunk));
         self.send(Event::Rows(rows))
     }
 
@@ -350,7 +353,7 @@ where
         }
         let mut sink = LogSink {
             log,
-            rows: Vec::with_capacity(limits.chunk + 1024),
+            rows: Vec::with_capacity(2 * limits.chunk),
             limits,
             tx,
             gate,
