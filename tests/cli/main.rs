@@ -6,6 +6,8 @@ mod config;
 mod corpus;
 mod demangle;
 mod diagnostics;
+mod example_torch;
+mod gen_scenario;
 mod grammar;
 mod logs_text;
 mod logs_xml;
