@@ -47,3 +47,20 @@ for f in "$here"/../tests/data/logs/text/*.log "$here"/../tests/data/logs/xml/*.
   [ -f "$f" ] || continue
   { printf '\007'; head -c 6000 "$f"; } > "$lg/seed-$(basename "$f")"
 done
+
+# Sidecar and config seeds (YAML): the schema's example, comments, flow and block styles,
+# and hostile inputs the readers must refuse (aliases, deep nesting, several documents).
+sc=$here/corpus/sidecar
+cf=$here/corpus/config
+mkdir -p "$sc" "$cf"
+y() { printf "$2" > "$sc/$1"; }
+y example 'version: 1\nrules:\n  # the driver\n  cuda-driver.Param.ioctl.cuInit:\n    fingerprint: 3f2a9c1b7d0e  # hash\n    origin: cuda-driver\n    reason: libcuda passes ioctl buffers\n    owner: "@ml-infra"\n    created: 2026-11-30\n    expires: 2027-02-28\n    generated:\n      tool: vgsupp 0.1.0 gen\n      from:\n        - {log: ci/a.log, sha256: "ab", valgrind: 3.19.0, command: python t.py, errors: 3}\n      environment: {libcuda: 535.104.05, python: "3.11"}\n    seen: {first: 2026-11-30, last: 2026-12-14, hits: 57, logs: 12}\n    x-note: kept\nretired:\n  old: {retired: 2026-12-20, why: "stale"}\n'
+y blocks 'version: 1\nrules:\n  r:\n    reason: |\n      two\n      # lines\n    owner: >-\n      folded\n      text\n  # about s\n\n  s: ~\n'
+y invalid 'version: 1\nrules:\n  a:\n    created: soon\n    seen: {hits: many}\n    owner: [x]\n  b: 7\n'
+y bomb 'a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n'
+y deep '[[[[[[[[[[[[[[[[[[[[[[[[x]]]]]]]]]]]]]]]]]]]]]]]\n'
+y docs 'version: 1\n---\nversion: 2\n'
+y quoted 'version: 1\nrules:\n  "a: b":\n    reason: "tab\\there \\u00e9"\n    owner: '"'"'it'"'"''"'"'s'"'"'\n'
+c() { printf "$2" > "$cf/$1"; }
+c full 'valgrind: "3.19"\nsuppressions: ["*.supp", "*.sup"]\nfirst-party: ["*/ext*.so"]\nowner: "@t"\nexpires-in: 90\nsidecar:\n  required: [reason, owner]\n  expiring-within: 14\nlints:\n  VS901: off\n  expired: warning\nprofiles:\n  - name: vendor\n    objects: ["*/libv*.so*"]\n    sources: ["*/v/*"]\n'
+c bad 'valgrind: 4.0\nlints: {VS112: off}\nprofiles: [{name: "a b"}]\n'

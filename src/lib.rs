@@ -9,10 +9,14 @@
 //!
 //! The library never prints or exits; the `vgsupp` binary's `cli` module does.
 
+pub mod config;
+pub mod date;
 pub mod diagnostic;
 pub mod r#gen;
 pub mod lint;
 pub mod logs;
 pub mod matcher;
 pub mod replay;
+pub mod sidecar;
 pub mod supp;
+pub mod yaml;

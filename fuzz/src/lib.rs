@@ -2,6 +2,7 @@
 
 pub mod checks;
 pub mod log_checks;
+pub mod yaml_checks;
 
 use vgsupp::supp::kinds::{Tool, Version};
 use vgsupp::supp::loader::LoadOptions;

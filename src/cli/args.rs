@@ -33,6 +33,13 @@ pub struct GlobalArgs {
     /// When to use colour (`auto`: only on a terminal, and never with NO_COLOR set).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// The project's settings file (default: `vgsupp.yaml` in the working directory or the
+    /// nearest directory above it). Flags beat it; it beats the defaults.
+    #[arg(long, global = true, value_name = "PATH", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Read no `vgsupp.yaml`.
+    #[arg(long, global = true)]
+    pub no_config: bool,
 }
 
 /// When to colour output.
@@ -54,8 +61,8 @@ pub enum Command {
     /// Formatting changes only whitespace and the spelling of valid `match-leak-kinds:`
     /// sets: Valgrind loads exactly the same records from the result.
     Fmt(FmtArgs),
-    /// Check suppression files: what Valgrind refuses (VS1xx), silently ignores (VS2xx)
-    /// and style (VS9xx).
+    /// Check suppression files: what Valgrind refuses (VS1xx), silently ignores (VS2xx),
+    /// their sidecars' provenance (VS4xx, when `NAME.supp.yaml` exists) and style (VS9xx).
     Check(CheckArgs),
     /// Replay logs against suppression files: which rule (if any) hides each error, with
     /// Valgrind's first-match semantics, and per-rule hit counts.
@@ -81,8 +88,9 @@ pub enum Command {
 pub struct WalkArgs {
     /// Files or directories (walked for suppression files). Default: the current directory.
     pub paths: Vec<PathBuf>,
-    /// File-name glob for suppression files found in directories (repeatable; replaces the
-    /// default `*.supp` and `*.sup`). Files named explicitly are always taken.
+    /// File-name glob for suppression files found in directories (repeatable; replaces
+    /// `suppressions:` of vgsupp.yaml, and the default `*.supp` and `*.sup`). Files named
+    /// explicitly are always taken.
     #[arg(long = "glob", value_name = "GLOB")]
     pub globs: Vec<String>,
 }
@@ -108,9 +116,14 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     pub format: OutputFormat,
-    /// The Valgrind release whose behaviour to apply (3.14 … 3.27).
-    #[arg(long, value_name = "VERSION", default_value = "3.27")]
-    pub valgrind: String,
+    /// The Valgrind release whose behaviour to apply (3.14 … 3.27; default: `valgrind:` of
+    /// vgsupp.yaml, else 3.27).
+    #[arg(long, value_name = "VERSION")]
+    pub valgrind: Option<String>,
+    /// Report rules whose sidecar `expires` date is this many days away or less (VS404;
+    /// default: `sidecar.expiring-within` of vgsupp.yaml, else 14).
+    #[arg(long, value_name = "DAYS")]
+    pub expiring_within: Option<u32>,
     /// The tool that will read the files (repeatable). Default: every tool each file names.
     #[arg(long, value_enum)]
     pub tool: Vec<ToolArg>,
@@ -180,8 +193,12 @@ pub struct MatchArgs {
     /// Show frame by frame why this rule (name, or FILE:LINE) matches each error or not.
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
-    /// The Valgrind release whose rules apply (3.14 … 3.27).
-    #[arg(long, value_name = "VERSION", default_value = "3.27")]
+    /// The Valgrind release whose rules apply (3.14 … 3.27; default: `valgrind:` of
+    /// vgsupp.yaml, else 3.27).
+    #[arg(long = "valgrind", value_name = "VERSION")]
+    pub valgrind_flag: Option<String>,
+    /// The release in force (flag > vgsupp.yaml > default), set by `commands::dispatch`.
+    #[arg(skip)]
     pub valgrind: String,
     /// Valgrind's --num-callers when the logs were recorded.
     #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=500))]

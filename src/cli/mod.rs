@@ -2,10 +2,12 @@
 //! module prints or exits.
 
 mod args;
+mod clock;
 mod commands;
 mod exit;
 mod files;
 mod output;
+mod settings;
 
 use clap::Parser as _;
 

@@ -1,8 +1,11 @@
 //! Checks over a parsed suppression file: the loader's verdicts (`VS1xx`), what Valgrind
-//! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`).
+//! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`); a file against its sidecar
+//! (`VS4xx`, [`provenance`]); the severities a project sets ([`severity`]).
 
+pub mod provenance;
 pub mod registry;
 pub mod rules;
+pub mod severity;
 
 use std::collections::BTreeMap;
 

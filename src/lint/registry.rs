@@ -337,6 +337,86 @@ pub static RULES: &[RuleMeta] = &[
         "Cut the record to the frames that matter; Valgrind matches prefixes."
     ),
     rule!(
+        "VS401",
+        "no-provenance",
+        Warning,
+        false,
+        "A rule has no entry in the file's sidecar (`NAME.supp.yaml`).",
+        "Once a suppression file has a sidecar, every rule should say why it exists, who owns it and when to look at it again; a rule without an entry is one nobody can judge later. `vgsupp gen` writes the entry for the rules it generates.",
+        "a.supp with rules `x` and `y`; a.supp.yaml:\nversion: 1\nrules:\n  x: {reason: libcuda ioctl buffers}",
+        "Add an entry under `rules:` keyed by the rule's name, with at least a `reason`."
+    ),
+    rule!(
+        "VS402",
+        "orphan-provenance",
+        Warning,
+        false,
+        "The sidecar has an entry for a rule the suppression file does not have.",
+        "The rule was renamed or deleted and its provenance stayed behind; it no longer describes anything, and a later rule of that name would inherit it. Removed rules belong under `retired:` (`vgsupp prune --write` moves them there).",
+        "a.supp.yaml:\nversion: 1\nrules:\n  renamed-long-ago: {reason: …}",
+        "Rename the entry to the rule's new name, or move it under `retired:` with the date and why."
+    ),
+    rule!(
+        "VS403",
+        "expired",
+        Error,
+        false,
+        "A rule's `expires` date has passed.",
+        "Whoever wrote the rule asked for it to be looked at again by that date: the library it hides may have been fixed, and a suppression that outlives its reason hides real bugs. The date is compared with today (UTC; `VGSUPP_TODAY=YYYY-MM-DD` sets it).",
+        "rules:\n  cuda.Param.ioctl:\n    expires: 2020-01-31",
+        "Check that the rule still matches only third-party noise (`vgsupp match`), then move `expires` forward; or delete the rule."
+    ),
+    rule!(
+        "VS404",
+        "expiring-soon",
+        Info,
+        false,
+        "A rule expires within the next days (14 by default; `--expiring-within`, `sidecar.expiring-within` in vgsupp.yaml).",
+        "A notice ahead of VS403, so that the review can be planned before the check fails.",
+        "rules:\n  cuda.Param.ioctl:\n    expires: 2026-06-10   # and today is 2026-06-01",
+        "Review the rule and move `expires` forward, or let it expire."
+    ),
+    rule!(
+        "VS405",
+        "fingerprint-drift",
+        Warning,
+        false,
+        "A rule was edited since its provenance was recorded: its `fingerprint` no longer matches.",
+        "The fingerprint is a hash of the rule's canonical body (tool line, extra line and frames as `vgsupp fmt` writes them; the name, comments and layout do not count). A different hash means the rule now matches other errors than the ones its `reason` and `generated.from` logs describe.",
+        "rules:\n  r:\n    fingerprint: 000000000000",
+        "Check that the reason still holds for the edited rule, then write the fingerprint the message gives."
+    ),
+    rule!(
+        "VS406",
+        "missing-sidecar-field",
+        Warning,
+        false,
+        "A rule's sidecar entry lacks a field the project requires (`reason` by default; `sidecar.required` in vgsupp.yaml).",
+        "Required fields are the project's policy for reviewable suppressions, e.g. an `owner` to ask and an `expires` date for every rule.",
+        "rules:\n  r: {owner: \"@team\"}",
+        "Add the field to the rule's entry."
+    ),
+    rule!(
+        "VS407",
+        "unreadable-sidecar",
+        Error,
+        false,
+        "The sidecar is not YAML vgsupp accepts.",
+        "Syntax errors, a file that is not a mapping, and what vgsupp refuses on purpose: aliases (`*name`, which can expand a small file into gigabytes), duplicate keys, more than one document, nesting deeper than 16 levels, values over 64 KiB, files over 32 MiB. Nothing else in the sidecar is checked then.",
+        "version: 1\nrules:\n  a: &x {reason: r}\n  b: *x",
+        "Fix the YAML at the line given; write shared values out instead of using aliases."
+    ),
+    rule!(
+        "VS408",
+        "invalid-sidecar-value",
+        Error,
+        false,
+        "A sidecar value does not fit the schema: a wrong type, a date that is not `YYYY-MM-DD`, a negative count, an unknown `version`.",
+        "vgsupp reads the value as absent (and keeps it on rewrite), so whatever it should say (an expiry, an owner) is not in force. With an unknown `version` no rule of the file is read.",
+        "rules:\n  r:\n    expires: end of March",
+        "Write the value as the schema says (docs/formats.md)."
+    ),
+    rule!(
         "VS901",
         "not-formatted",
         Warning,

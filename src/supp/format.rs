@@ -61,6 +61,26 @@ impl Iterator for ItemLines<'_> {
     }
 }
 
+/// The canonical text of a record's body: what [`format()`] writes for its tool line, extra
+/// line and frame lines (and lines it cannot classify), in order, each ending with `\n`.
+/// The braces, the name line, comments and blank lines are left out, so the result changes
+/// exactly when what Valgrind matches with the record changes, and formatting the file
+/// never changes it (the sidecar's rule fingerprint is a hash of it).
+#[must_use]
+pub fn canonical_body(src: &[u8], record: &crate::supp::model::Record) -> Vec<u8> {
+    let lines = record
+        .lines
+        .iter()
+        .filter(|rl| {
+            !matches!(
+                rl.role,
+                Role::Open | Role::Name | Role::Close | Role::Comment | Role::Blank
+            )
+        })
+        .map(|rl| (rl.line, Placement::Record(rl.role.clone())));
+    format_lines(src, lines)
+}
+
 /// Format `src` canonically without building the model: one streaming pass over
 /// [`classify`]. Gives the same bytes as `format(&parse(src))`.
 #[must_use]
@@ -209,6 +229,27 @@ mod tests {
         );
         let out = fmt(&long);
         assert!(out.contains(&format!("   fun:f{}\n", " ".repeat(VALGRIND_MAX_LINE))));
+    }
+
+    #[test]
+    fn canonical_body_ignores_layout_name_and_comments() {
+        let body = |s: &str| {
+            let file = parse(s.as_bytes().to_vec());
+            let r = file.records().next().expect("a record");
+            String::from_utf8(canonical_body(&file.source, r)).expect("utf-8")
+        };
+        let a = body(
+            "{\n   a\n   Memcheck:Leak\n   match-leak-kinds: definite,possible\n   fun:malloc\n}\n",
+        );
+        assert_eq!(
+            a,
+            "   Memcheck:Leak\n   match-leak-kinds: definite,possible\n   fun:malloc\n"
+        );
+        let b = body(
+            "# c\n  {\r\n\tb\r\n Memcheck:Leak\n# inner\n   match-leak-kinds:\tpossible,definite\n\n fun:malloc   \n  }",
+        );
+        assert_eq!(a, b);
+        assert_ne!(a, body("{\n   a\n   Memcheck:Leak\n   fun:malloc\n}\n"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod model;
 pub mod parser;
 pub mod syntax;
 
-pub use format::{format, format_source, is_formatted};
+pub use format::{canonical_body, format, format_source, is_formatted};
 pub use kinds::{Tool, Version};
 pub use loader::{LoadError, LoadOptions, LoadResult, load};
 pub use model::{Span, SuppFile};

@@ -1,6 +1,7 @@
 //! The human output of `vgsupp check` for every diagnostic code: one minimal input per code
-//! in `src/lint/registry.rs`, snapshotted per family (`VS1xx`, `VS2xx`, `VS9xx`). Adding a
-//! code to the registry without a case here fails `every_code_has_a_case`.
+//! in `src/lint/registry.rs` (with a sidecar for `VS4xx`), snapshotted per family (`VS1xx`,
+//! `VS2xx`, `VS4xx`, `VS9xx`). Adding a code to the registry without a case here fails
+//! `every_code_has_a_case`. Today is 2026-06-01 (`VGSUPP_TODAY`).
 
 use std::collections::BTreeSet;
 
@@ -8,11 +9,13 @@ use vgsupp::lint::registry::RULES;
 
 use crate::common::vgsupp;
 
-/// One input that triggers `code`: `check`'s arguments before the file, and the file.
+/// One input that triggers `code`: `check`'s arguments before the file, the file, and its
+/// sidecar (`case.supp.yaml`) if any.
 struct Case {
     code: &'static str,
     args: &'static [&'static str],
     source: String,
+    sidecar: Option<String>,
 }
 
 fn case(code: &'static str, args: &'static [&'static str], source: &str) -> Case {
@@ -20,8 +23,21 @@ fn case(code: &'static str, args: &'static [&'static str], source: &str) -> Case
         code,
         args,
         source: source.to_owned(),
+        sidecar: None,
     }
 }
+
+/// A `VS4xx` case: one rule `r` and a sidecar.
+fn provenance(code: &'static str, sidecar: &str) -> Case {
+    Case {
+        code,
+        args: &[],
+        source: RULE_R.to_owned(),
+        sidecar: Some(sidecar.to_owned()),
+    }
+}
+
+const RULE_R: &str = "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n";
 
 /// A record with `n` frame lines.
 fn with_frames(n: usize) -> String {
@@ -65,6 +81,7 @@ fn cases() -> Vec<Case> {
             code: "VS111",
             args: &["--no-style", "--num-callers", "500"],
             source: with_frames(501),
+            sidecar: None,
         },
         case(
             "VS112",
@@ -89,6 +106,7 @@ fn cases() -> Vec<Case> {
                 "{{\n   r\n   Memcheck:Cond\n   fun:{}\n}}\n",
                 "f".repeat(51_200)
             ),
+            sidecar: None,
         },
         case(
             "VS201",
@@ -150,7 +168,39 @@ fn cases() -> Vec<Case> {
             code: "VS213",
             args: style,
             source: with_frames(13),
+            sidecar: None,
         },
+        Case {
+            code: "VS401",
+            args: &[],
+            source: format!("{RULE_R}\n{{\n   other\n   Memcheck:Cond\n   fun:f\n}}\n"),
+            sidecar: Some("version: 1\nrules:\n  r: {reason: libc keeps this buffer}\n".to_owned()),
+        },
+        provenance(
+            "VS402",
+            "version: 1\nrules:\n  r: {reason: why}\n  renamed-long-ago: {reason: why}\n",
+        ),
+        provenance(
+            "VS403",
+            "version: 1\nrules:\n  r:\n    reason: why\n    expires: 2026-03-31\n",
+        ),
+        provenance(
+            "VS404",
+            "version: 1\nrules:\n  r:\n    reason: why\n    expires: 2026-06-10\n",
+        ),
+        provenance(
+            "VS405",
+            "version: 1\nrules:\n  r:\n    fingerprint: 000000000000\n    reason: why\n",
+        ),
+        provenance("VS406", "version: 1\nrules:\n  r: {owner: \"@team\"}\n"),
+        provenance(
+            "VS407",
+            "version: 1\nrules:\n  r: &shared {reason: why}\n  s: *shared\n",
+        ),
+        provenance(
+            "VS408",
+            "version: 1\nrules:\n  r:\n    reason: why\n    expires: end of March\n",
+        ),
         case(
             "VS901",
             &[],
@@ -194,9 +244,17 @@ fn family(prefix: &str) -> String {
     let mut out = String::new();
     for c in cases().iter().filter(|c| c.code.starts_with(prefix)) {
         std::fs::write(dir.path().join("case.supp"), &c.source).expect("write");
+        let side = dir.path().join("case.supp.yaml");
+        match &c.sidecar {
+            Some(text) => std::fs::write(&side, text).expect("write sidecar"),
+            None => {
+                let _ = std::fs::remove_file(&side);
+            }
+        }
         let run = vgsupp()
             .current_dir(dir.path())
-            .args(["--color", "never", "check"])
+            .env("VGSUPP_TODAY", "2026-06-01")
+            .args(["--color", "never", "--no-config", "check"])
             .args(c.args)
             .arg("case.supp")
             .output()
@@ -207,8 +265,13 @@ fn family(prefix: &str) -> String {
             "{}: not reported:\n{stdout}",
             c.code
         );
+        let sidecar = c
+            .sidecar
+            .as_ref()
+            .map(|t| format!("----- case.supp.yaml\n{t}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "===== {} · vgsupp check {}case.supp · exit {}\n{}----- output\n{stdout}\n",
+            "===== {} · vgsupp check {}case.supp · exit {}\n{}{sidecar}----- output\n{stdout}\n",
             c.code,
             c.args.iter().map(|a| format!("{a} ")).collect::<String>(),
             run.status.code().unwrap_or(-1),
@@ -229,6 +292,11 @@ fn human_output_vs2xx() {
 }
 
 #[test]
+fn human_output_vs4xx() {
+    insta::assert_snapshot!(family("VS4"));
+}
+
+#[test]
 fn human_output_vs9xx() {
     insta::assert_snapshot!(family("VS9"));
 }
@@ -238,7 +306,9 @@ fn human_output_vs9xx() {
 fn families_cover_the_registry() {
     for r in RULES {
         assert!(
-            ["VS1", "VS2", "VS9"].iter().any(|f| r.code.starts_with(f)),
+            ["VS1", "VS2", "VS4", "VS9"]
+                .iter()
+                .any(|f| r.code.starts_with(f)),
             "{}: add a snapshot family for it in tests/cli/diagnostics.rs",
             r.code
         );

@@ -2,9 +2,12 @@
 
 mod commands;
 mod common;
+mod config;
 mod corpus;
 mod demangle;
 mod diagnostics;
+mod example_torch;
+mod gen_scenario;
 #[path = "gen.rs"]
 mod generate;
 mod grammar;
@@ -19,3 +22,4 @@ mod matching;
 mod objects;
 mod output;
 mod properties;
+mod sidecar;

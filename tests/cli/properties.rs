@@ -23,6 +23,9 @@ mod checks;
 #[path = "../../fuzz/src/log_checks.rs"]
 mod log_checks;
 
+#[path = "../../fuzz/src/yaml_checks.rs"]
+mod yaml_checks;
+
 use crate::common::{files_in, repo};
 
 fn prop(check: Result<(), String>) -> Result<(), TestCaseError> {
@@ -937,6 +940,26 @@ fn log_fuzz_regressions() {
         };
         if let Err(e) = log_checks::check_logs(log, chunk) {
             panic!("{}: {e}", name_of(&path));
+        }
+    }
+}
+
+/// Inputs the `sidecar` and `config` fuzz targets found, through both readers' checks.
+#[test]
+fn yaml_fuzz_regressions() {
+    let dir = repo("tests/data/fuzz-regressions/yaml");
+    let files = files_in(&dir, &[]);
+    assert!(
+        !files.is_empty(),
+        "no YAML regressions in {}",
+        dir.display()
+    );
+    for path in files {
+        let data = std::fs::read(&path).expect("read regression");
+        for check in [yaml_checks::check_sidecar, yaml_checks::check_config] {
+            if let Err(e) = check(&data) {
+                panic!("{}: {e}", name_of(&path));
+            }
         }
     }
 }

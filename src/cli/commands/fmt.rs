@@ -6,10 +6,11 @@ use crate::cli::args::FmtArgs;
 use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
+use vgsupp::config::Resolved;
 use vgsupp::supp::format_source;
 
-pub fn run(args: &FmtArgs, out: &Output) -> Result<Exit> {
-    let paths = files::collect(&args.walk.paths, &args.walk.globs)?;
+pub fn run(args: &FmtArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
+    let paths = files::collect(&args.walk.paths, &settings.suppressions.value)?;
     let write = !args.check && !args.diff;
     let mut changed = 0_usize;
     for path in &paths {

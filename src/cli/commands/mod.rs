@@ -5,25 +5,55 @@ mod fmt;
 mod r#gen;
 mod matching;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::CommandFactory as _;
 
 use super::args::{Cli, Command};
 use super::exit::Exit;
 use super::output::Output;
+use super::settings;
+use vgsupp::config::Layer;
 
-/// Run the command the user chose.
+/// Run the command the user chose, with `vgsupp.yaml` layered under its flags.
 pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
+    if let Command::Completions { shell } = cli.command {
+        let mut buf = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "vgsupp", &mut buf);
+        out.stdout(&String::from_utf8_lossy(&buf))?;
+        return Ok(Exit::Clean);
+    }
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let config = settings::load(&cli.global, &cwd, out)?;
+    let config = config.as_ref();
+    let walk_layer = |globs: &[String]| Layer {
+        suppressions: (!globs.is_empty()).then(|| globs.to_vec()),
+        ..Layer::default()
+    };
     match cli.command {
-        Command::Fmt(a) => fmt::run(&a, out),
-        Command::Check(a) => check::run(&a, out),
-        Command::Match(a) => matching::run(&a, out),
-        Command::Gen(a) => r#gen::run(&a, out),
-        Command::Completions { shell } => {
-            let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "vgsupp", &mut buf);
-            out.stdout(&String::from_utf8_lossy(&buf))?;
-            Ok(Exit::Clean)
+        Command::Fmt(a) => {
+            let s = settings::resolve(&walk_layer(&a.walk.globs), config, &cwd, out);
+            fmt::run(&a, &s, out)
         }
+        Command::Check(a) => {
+            let flags = Layer {
+                valgrind: settings::version_flag(a.valgrind.as_ref())?,
+                expiring_within: a.expiring_within,
+                ..walk_layer(&a.walk.globs)
+            };
+            let s = settings::resolve(&flags, config, &cwd, out);
+            check::run(&a, &s, out)
+        }
+        Command::Match(mut a) => {
+            let flags = Layer {
+                valgrind: settings::version_flag(a.valgrind_flag.as_ref())?,
+                ..Layer::default()
+            };
+            let s = settings::resolve(&flags, config, &cwd, out);
+            a.valgrind = s.valgrind.value.to_string();
+            matching::run(&a, out)
+        }
+        Command::Gen(a) => r#gen::run(&a, out),
+        // Printed above, before any config is read.
+        Command::Completions { .. } => Ok(Exit::Clean),
     }
 }

@@ -1,0 +1,407 @@
+//! The project's settings, `vgsupp.yaml` (found upward from the working directory, or
+//! given with `--config`), and how every command layers them: a flag beats the file, the
+//! file beats the default.
+//!
+//! What the user typed is kept apart from what was resolved: a [`Config`] is the file as
+//! written (each value with its line), a [`Layer`] is what one source says (the flags of
+//! a command, or the file), and [`Resolved`] holds each setting's value with where it came
+//! from ([`Setting`]), so `-v` can say why a value is what it is.
+//!
+//! ```yaml
+//! valgrind: "3.19"                   # the target release (check, match)
+//! suppressions: ["*.supp", "*.sup"]  # file names taken from directories (check, fmt)
+//! first-party: ["*/my_ext*.so"]      # objects that are ours (gen)
+//! owner: "@ml-infra"                 # default owner of generated rules (gen)
+//! expires-in: 90                     # default expiry of generated rules, in days (gen)
+//! sidecar:
+//!   required: [reason, owner]        # fields every rule's entry must have (check, VS406)
+//!   expiring-within: 14              # days of notice before expiry (check, VS404)
+//! lints:                             # severities by code or name: error, warning, info, off
+//!   VS901: off
+//!   expired: warning
+//! profiles:                          # extra origin profiles (gen)
+//!   - name: vendor-blas
+//!     objects: ["*/libvendorblas*.so*"]
+//!     sources: ["*/vendorblas/*"]
+//! ```
+
+pub mod decode;
+pub mod discover;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::lint::severity::Severities;
+use crate::sidecar::Field;
+use crate::supp::Version;
+
+pub use decode::{ConfigError, ConfigWarning, decode};
+pub use discover::{FILE_NAME, discover};
+
+/// A value as written in the file, with its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Valued<T> {
+    /// The value.
+    pub value: T,
+    /// The 1-based line of its key.
+    pub line: u32,
+}
+
+/// What one source of settings says; `None`: nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layer {
+    /// The target Valgrind release.
+    pub valgrind: Option<Version>,
+    /// Suppression-file name globs.
+    pub suppressions: Option<Vec<String>>,
+    /// First-party object globs.
+    pub first_party: Option<Vec<String>>,
+    /// Default owner of generated rules.
+    pub owner: Option<String>,
+    /// Default expiry of generated rules, in days.
+    pub expires_in: Option<u32>,
+    /// Fields every rule's sidecar entry must have.
+    pub required: Option<Vec<Field>>,
+    /// Days of notice before a rule expires.
+    pub expiring_within: Option<u32>,
+}
+
+/// An origin profile from the config: objects and source paths that belong to `name`.
+/// Plain data: `gen` builds its classifier from these (the config's globs are checked to
+/// compile when read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// The origin's name (`vendor-blas`), used in rule names and the sidecar's `origin`.
+    pub name: String,
+    /// Globs on object paths.
+    pub objects: Vec<String>,
+    /// Globs on source file paths (for frames a text log prints without their object).
+    pub sources: Vec<String>,
+}
+
+/// `vgsupp.yaml` as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// The settings it gives, each with its line.
+    pub valgrind: Option<Valued<Version>>,
+    /// `suppressions:`.
+    pub suppressions: Option<Valued<Vec<String>>>,
+    /// `first-party:`.
+    pub first_party: Option<Valued<Vec<String>>>,
+    /// `owner:`.
+    pub owner: Option<Valued<String>>,
+    /// `expires-in:`.
+    pub expires_in: Option<Valued<u32>>,
+    /// `sidecar.required:`.
+    pub required: Option<Valued<Vec<Field>>>,
+    /// `sidecar.expiring-within:`.
+    pub expiring_within: Option<Valued<u32>>,
+    /// `lints:`.
+    pub severities: Severities,
+    /// `profiles:`, in order, each with the line it starts on.
+    pub profiles: Vec<Valued<Profile>>,
+    /// Keys it has that vgsupp does not know (ignored).
+    pub warnings: Vec<ConfigWarning>,
+}
+
+impl Config {
+    /// The settings it gives, without their lines.
+    #[must_use]
+    pub fn layer(&self) -> Layer {
+        Layer {
+            valgrind: self.valgrind.as_ref().map(|v| v.value),
+            suppressions: self.suppressions.as_ref().map(|v| v.value.clone()),
+            first_party: self.first_party.as_ref().map(|v| v.value.clone()),
+            owner: self.owner.as_ref().map(|v| v.value.clone()),
+            expires_in: self.expires_in.as_ref().map(|v| v.value),
+            required: self.required.as_ref().map(|v| v.value.clone()),
+            expiring_within: self.expiring_within.as_ref().map(|v| v.value),
+        }
+    }
+
+    /// The directory it applies to (where it is; `.` for a bare file name).
+    #[must_use]
+    pub fn project(&self) -> &Path {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        }
+    }
+}
+
+/// Where a resolved setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line flag.
+    Flag,
+    /// The config file, at this line.
+    Config(u32),
+    /// vgsupp's default.
+    Default,
+}
+
+/// A resolved value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    /// The value in force.
+    pub value: T,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// Every setting in force for a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The target Valgrind release (default: the newest vgsupp models).
+    pub valgrind: Setting<Version>,
+    /// Suppression-file name globs (default `*.supp`, `*.sup`).
+    pub suppressions: Setting<Vec<String>>,
+    /// First-party object globs (default: everything under the project directory).
+    pub first_party: Setting<Vec<String>>,
+    /// Default owner of generated rules (default: none).
+    pub owner: Setting<Option<String>>,
+    /// Default expiry of generated rules in days (default: none).
+    pub expires_in: Setting<Option<u32>>,
+    /// Fields every sidecar entry must have (default: `reason`).
+    pub required: Setting<Vec<Field>>,
+    /// Days of notice before expiry (default: 14).
+    pub expiring_within: Setting<u32>,
+    /// Severities set in the config.
+    pub severities: Severities,
+    /// Extra origin profiles from the config, in order (`gen` tries them before its
+    /// built-in ones).
+    pub profiles: Vec<Profile>,
+    /// The config file in force, if any.
+    pub config: Option<PathBuf>,
+    /// The project directory: the config's, else the working directory.
+    pub project: PathBuf,
+}
+
+/// The default suppression-file name globs.
+pub const DEFAULT_SUPPRESSIONS: [&str; 2] = ["*.supp", "*.sup"];
+
+/// The default notice before expiry, in days.
+pub const DEFAULT_EXPIRING_WITHIN: u32 = 14;
+
+impl Resolved {
+    /// Layer `flags` over `config` over the defaults. `cwd` is the project directory when
+    /// there is no config.
+    #[must_use]
+    pub fn resolve(flags: &Layer, config: Option<&Config>, cwd: &Path) -> Self {
+        let project = config.map_or_else(|| cwd.to_path_buf(), |c| c.project().to_path_buf());
+        fn pick<T: Clone>(flag: Option<&T>, file: Option<(&T, u32)>, default: T) -> Setting<T> {
+            match (flag, file) {
+                (Some(v), _) => Setting {
+                    value: v.clone(),
+                    origin: Origin::Flag,
+                },
+                (None, Some((v, line))) => Setting {
+                    value: v.clone(),
+                    origin: Origin::Config(line),
+                },
+                (None, None) => Setting {
+                    value: default,
+                    origin: Origin::Default,
+                },
+            }
+        }
+        fn file<T>(v: Option<&Valued<T>>) -> Option<(&T, u32)> {
+            v.map(|v| (&v.value, v.line))
+        }
+        let c = config;
+        let first_party_default =
+            vec![format!("{}/*", globset::escape(&project.to_string_lossy()))];
+        let optional = |s: Setting<u32>| Setting {
+            value: Some(s.value),
+            origin: s.origin,
+        };
+        let expires_in = match (flags.expires_in, c.and_then(|c| c.expires_in.as_ref())) {
+            (None, None) => Setting {
+                value: None,
+                origin: Origin::Default,
+            },
+            (f, v) => optional(pick(f.as_ref(), file(v), 0)),
+        };
+        let owner = match (&flags.owner, c.and_then(|c| c.owner.as_ref())) {
+            (None, None) => Setting {
+                value: None,
+                origin: Origin::Default,
+            },
+            (f, v) => {
+                let s = pick(f.as_ref(), file(v), String::new());
+                Setting {
+                    value: Some(s.value),
+                    origin: s.origin,
+                }
+            }
+        };
+        Self {
+            valgrind: pick(
+                flags.valgrind.as_ref(),
+                file(c.and_then(|c| c.valgrind.as_ref())),
+                Version::default(),
+            ),
+            suppressions: pick(
+                flags.suppressions.as_ref(),
+                file(c.and_then(|c| c.suppressions.as_ref())),
+                DEFAULT_SUPPRESSIONS
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+            ),
+            first_party: pick(
+                flags.first_party.as_ref(),
+                file(c.and_then(|c| c.first_party.as_ref())),
+                first_party_default,
+            ),
+            owner,
+            expires_in,
+            required: pick(
+                flags.required.as_ref(),
+                file(c.and_then(|c| c.required.as_ref())),
+                vec![Field::Reason],
+            ),
+            expiring_within: pick(
+                flags.expiring_within.as_ref(),
+                file(c.and_then(|c| c.expiring_within.as_ref())),
+                DEFAULT_EXPIRING_WITHIN,
+            ),
+            severities: c.map(|c| c.severities.clone()).unwrap_or_default(),
+            profiles: c
+                .map(|c| c.profiles.iter().map(|p| p.value.clone()).collect())
+                .unwrap_or_default(),
+            config: c.map(|c| c.path.clone()),
+            project,
+        }
+    }
+
+    /// One line per setting: `name = value (from …)`, for `-v`.
+    #[must_use]
+    pub fn describe(&self) -> Vec<String> {
+        let from = |o: &Origin| match (o, &self.config) {
+            (Origin::Flag, _) => "flag".to_owned(),
+            (Origin::Config(line), Some(p)) => format!("{}:{line}", p.display()),
+            (Origin::Config(line), None) => format!("config line {line}"),
+            (Origin::Default, _) => "default".to_owned(),
+        };
+        let list = |v: &[String]| v.join(", ");
+        let fields = |v: &[Field]| v.iter().map(|f| f.key()).collect::<Vec<_>>().join(", ");
+        vec![
+            format!(
+                "valgrind = {} ({})",
+                self.valgrind.value,
+                from(&self.valgrind.origin)
+            ),
+            format!(
+                "suppressions = {} ({})",
+                list(&self.suppressions.value),
+                from(&self.suppressions.origin)
+            ),
+            format!(
+                "first-party = {} ({})",
+                list(&self.first_party.value),
+                from(&self.first_party.origin)
+            ),
+            format!(
+                "owner = {} ({})",
+                self.owner.value.as_deref().unwrap_or("none"),
+                from(&self.owner.origin)
+            ),
+            format!(
+                "expires-in = {} ({})",
+                self.expires_in
+                    .value
+                    .map_or_else(|| "none".to_owned(), |d| format!("{d} days")),
+                from(&self.expires_in.origin)
+            ),
+            format!(
+                "sidecar.required = {} ({})",
+                fields(&self.required.value),
+                from(&self.required.origin)
+            ),
+            format!(
+                "sidecar.expiring-within = {} days ({})",
+                self.expiring_within.value,
+                from(&self.expiring_within.origin)
+            ),
+        ]
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Flag => f.write_str("flag"),
+            Self::Config(line) => write!(f, "config line {line}"),
+            Self::Default => f.write_str("default"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_beats_config_beats_default() {
+        let src = "valgrind: \"3.19\"\nsuppressions: [\"*.vgsupp\"]\nowner: \"@team\"\nsidecar:\n  expiring-within: 30\n";
+        let mut config = decode(src.as_bytes(), Path::new("/p/vgsupp.yaml")).expect("reads");
+        config.path = PathBuf::from("/p/vgsupp.yaml");
+        let flags = Layer {
+            valgrind: "3.22".parse().ok(),
+            ..Layer::default()
+        };
+        let r = Resolved::resolve(&flags, Some(&config), Path::new("/elsewhere"));
+        assert_eq!(r.valgrind.value.to_string(), "3.22");
+        assert_eq!(r.valgrind.origin, Origin::Flag);
+        assert_eq!(r.suppressions.value, ["*.vgsupp"]);
+        assert_eq!(r.suppressions.origin, Origin::Config(2));
+        assert_eq!(r.owner.value.as_deref(), Some("@team"));
+        assert_eq!(r.expiring_within.value, 30);
+        assert_eq!(r.expiring_within.origin, Origin::Config(5));
+        assert_eq!(r.expires_in.value, None);
+        assert_eq!(r.required.value, [Field::Reason]);
+        assert_eq!(r.required.origin, Origin::Default);
+        assert_eq!(r.project, PathBuf::from("/p"));
+        assert_eq!(r.first_party.value, ["/p/*"]);
+        assert!(r.describe()[0].starts_with("valgrind = 3.22 (flag)"));
+        assert_eq!(
+            r.describe()[1],
+            "suppressions = *.vgsupp (/p/vgsupp.yaml:2)"
+        );
+
+        assert_eq!(r.profiles, []);
+
+        let none = Resolved::resolve(&Layer::default(), None, Path::new("/w[1]"));
+        assert_eq!(none.valgrind.value, Version::default());
+        assert_eq!(none.suppressions.value, DEFAULT_SUPPRESSIONS);
+        assert_eq!(none.first_party.value, ["/w[[]1[]]/*"]);
+        assert_eq!(none.config, None);
+    }
+
+    #[test]
+    fn profiles_pass_through_as_plain_data() {
+        let src = "profiles:\n  - name: vendor\n    objects: [\"*/libv*.so*\"]\n  - name: tools\n    sources: [\"*/tools/*\"]\n";
+        let config = decode(src.as_bytes(), Path::new("vgsupp.yaml")).expect("reads");
+        assert_eq!(config.project(), Path::new("."), "a bare file name is here");
+        let r = Resolved::resolve(&Layer::default(), Some(&config), Path::new("/w"));
+        assert_eq!(
+            r.profiles,
+            [
+                Profile {
+                    name: "vendor".into(),
+                    objects: vec!["*/libv*.so*".into()],
+                    sources: Vec::new(),
+                },
+                Profile {
+                    name: "tools".into(),
+                    objects: Vec::new(),
+                    sources: vec!["*/tools/*".into()],
+                },
+            ]
+        );
+        assert_eq!(config.profiles[1].line, 4);
+    }
+}
