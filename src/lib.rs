@@ -3,13 +3,16 @@
 //! Data flows one way: bytes → model → analysis → report.
 //! - [`supp`] reads `.supp` files exactly as Valgrind's loader does and formats them;
 //! - [`lint`] checks them and produces [`diagnostic::Diagnostic`]s;
-//! - [`diagnostic`] renders those for people and machines.
+//! - [`diagnostic`] renders those for people and machines;
+//! - [`logs`] reads Valgrind's logs, [`matcher`] and [`replay`] match rules against them as
+//!   Valgrind does, and `gen` (the module `r#gen`) writes rules for their third-party noise.
 //!
 //! The library never prints or exits; the `vgsupp` binary's `cli` module does.
 
 pub mod config;
 pub mod date;
 pub mod diagnostic;
+pub mod r#gen;
 pub mod lint;
 pub mod logs;
 pub mod matcher;

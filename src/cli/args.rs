@@ -67,6 +67,15 @@ pub enum Command {
     /// Replay logs against suppression files: which rule (if any) hides each error, with
     /// Valgrind's first-match semantics, and per-rule hit counts.
     Match(MatchArgs),
+    /// Write suppressions for the third-party errors of logs, and show the first-party
+    /// bugs and what needs review.
+    ///
+    /// Every error gets a verdict: keep (first-party bug), review (third-party code reached
+    /// from first-party code, or what the log leaves undecided) or suppress. Rules are
+    /// generalised (version-free object globs, stable API anchors), deduplicated, and
+    /// checked with the matcher not to match any kept error of the logs before anything
+    /// is written.
+    Gen(GenArgs),
     /// Print shell completions.
     Completions {
         /// The shell.
@@ -202,6 +211,61 @@ pub struct MatchArgs {
     /// skipped and each problem is a warning. Without it, such files stop the run (exit 2).
     #[arg(long)]
     pub keep_going: bool,
+}
+
+/// `vgsupp gen`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  vgsupp gen valgrind.log --first-party '*/my_ext*' -o third-party.supp\n  vgsupp gen logs/ -s known.supp --format json\n\nFirst-party code is matched by object path; where a text log prints a frame with its source line (and so without its object), by source path. A text log shows only the file name: declare it with a glob that ends in a name pattern ('*/my_ext*' matches my_ext.cpython-311-x86_64-linux-gnu.so and my_ext.cpp)."
+)]
+pub struct GenArgs {
+    /// Valgrind logs (text or XML, plain or gzip) or directories of logs.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Write the rules to this file (atomically). Without it, nothing is written. When it
+    /// is also given with -s, the new rules are appended to it.
+    #[arg(short = 'o', long = "output", value_name = "OUT.supp")]
+    pub output: Option<PathBuf>,
+    /// Existing suppression files (repeatable): errors they hide get no rule, and new
+    /// rules they subsume are dropped.
+    #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
+    pub suppressions: Vec<PathBuf>,
+    /// First-party code (repeatable): a glob on object paths, and on source paths where a
+    /// text log hides the object. Default: objects under the current directory.
+    #[arg(long = "first-party", value_name = "GLOB")]
+    pub first_party: Vec<String>,
+    /// How general the rules are.
+    #[arg(long, value_enum, default_value_t = StyleArg::Anchored)]
+    pub style: StyleArg,
+    /// Who answers for the rules (recorded in their provenance).
+    #[arg(long, value_name = "OWNER")]
+    pub owner: Option<String>,
+    /// When the rules must be looked at again, in days from today (recorded in their
+    /// provenance).
+    #[arg(long = "expires-in", value_name = "DAYS")]
+    pub expires_in: Option<u32>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MatchFormat::Human)]
+    pub format: MatchFormat,
+    /// The Valgrind release whose loader reads the rules (3.14 … 3.27; default: the
+    /// release that recorded the logs, else 3.27).
+    #[arg(long, value_name = "VERSION")]
+    pub valgrind: Option<String>,
+    /// Valgrind's --num-callers when the logs were recorded (default: as the logs say, or
+    /// 12).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub num_callers: Option<u32>,
+}
+
+/// `--style` values of `gen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StyleArg {
+    /// Every frame as Valgrind's own gen block has it (objects version-free).
+    Exact,
+    /// The first frame below the allocator pinned, continued to a stable API frame.
+    Anchored,
+    /// The first frame below the allocator pinned by its object.
+    Object,
 }
 
 /// `--format` values of `match`.

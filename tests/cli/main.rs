@@ -8,6 +8,8 @@ mod demangle;
 mod diagnostics;
 mod example_torch;
 mod gen_scenario;
+#[path = "gen.rs"]
+mod generate;
 mod grammar;
 mod logs_text;
 mod logs_xml;

@@ -2,6 +2,7 @@
 
 mod check;
 mod fmt;
+mod r#gen;
 mod matching;
 
 use anyhow::{Context as _, Result};
@@ -51,6 +52,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             a.valgrind = s.valgrind.value.to_string();
             matching::run(&a, out)
         }
+        Command::Gen(a) => r#gen::run(&a, out),
         // Printed above, before any config is read.
         Command::Completions { .. } => Ok(Exit::Clean),
     }
