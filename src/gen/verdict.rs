@@ -117,6 +117,42 @@ pub struct Decision {
     pub function: Option<String>,
 }
 
+/// Functions under which a library allocates for itself, not for its caller: one-time
+/// initialisation (`pthread_once`, `std::call_once`, `c10::call_once`, function-local
+/// statics), threads it starts, libraries it loads and their static initialisers, the
+/// loader's thread-local storage (allocated on a thread's first access to it).
+#[must_use]
+pub fn library_lifetime(name: &[u8]) -> bool {
+    const EXACT: [&[u8]; 17] = [
+        b"__tls_get_addr",
+        b"_dl_allocate_tls",
+        b"_dl_allocate_tls_init",
+        b"pthread_once",
+        b"__pthread_once_slow",
+        b"__cxa_guard_acquire",
+        b"pthread_create",
+        b"start_thread",
+        b"dlopen",
+        b"dlopen_doit",
+        b"dlmopen",
+        b"_dl_open",
+        b"dl_open_worker",
+        b"dl_open_worker_begin",
+        b"_dl_init",
+        b"call_init",
+        b"gomp_team_start",
+    ];
+    let base = &name[..super::generalise::suffix(name).unwrap_or(name.len())];
+    EXACT.contains(&base)
+        || base.starts_with(b"GOMP_parallel")
+        || base.starts_with(b"_GLOBAL__sub_I_")
+        || base.starts_with(b"_GLOBAL__I_")
+        || base.windows(9).any(|w| w == b"call_once")
+        || base
+            .windows(39)
+            .any(|w| w == b"__static_initialization_and_destruction")
+}
+
 /// Whether an error is about an uninitialised value (its origin tells whose it is).
 #[must_use]
 pub fn is_uninitialised(err: &ErrorRecord) -> bool {
@@ -225,10 +261,17 @@ pub fn decide(
     let origin_known = is_uninitialised(err) && !origin_firsts.is_empty();
     if !reachable && !origin_known {
         let below = f0.map_or(frames.len(), |i| i + 1).min(frames.len());
-        if let Some(j) = frames[below..]
+        let reached = frames[below..]
             .iter()
-            .position(|f| f.first_party != Truth::No && !f.is_entry())
-        {
+            .position(|f| f.first_party != Truth::No && !f.is_entry());
+        // What a library allocates for itself on the way (its one-time initialisation, a
+        // thread of its own, a library it loads) is not the caller's.
+        let own = |j: usize| {
+            frames[f0.unwrap_or(0)..below + j]
+                .iter()
+                .any(|f| f.fun.or(f.shown).is_some_and(library_lifetime))
+        };
+        if let Some(j) = reached.filter(|&j| !own(j)) {
             let f = pointed(frames, below + j);
             return decision(
                 Verdict::Review,
@@ -349,6 +392,16 @@ mod tests {
         // Still reachable: third-party caches, whoever called.
         let d = verdict(&leak("still reachable"), FP);
         assert_eq!(d.verdict, Verdict::Suppress);
+        // A library's own one-time state, reached from first-party code: not the caller's.
+        let once = format!(
+            "==1== 56 bytes in 1 blocks are definitely lost in loss record 1 of 1\n{NEW}==1==    by 0x54E3: ???\n==1==    by 0x4D45: __pthread_once_slow (pthread_once.c:116)\n==1==    by 0x4A4F: cudaGetDeviceCount (in /x/libcudart.so.12)\n==1==    by 0xCB5A: probe_cuda() (leaky_ext.cpp:57)\n{MAIN}"
+        );
+        assert_eq!(verdict(&once, FP).verdict, Verdict::Suppress);
+        assert!(library_lifetime(
+            b"_ZSt9call_onceIRFvvEJEEvRSt9once_flagOT_DpOT0_"
+        ));
+        assert!(library_lifetime(b"pthread_create@@GLIBC_2.34"));
+        assert!(!library_lifetime(b"cudaGetDeviceCount"));
         // Only `main` above: every stack passes through it.
         let only_main = format!(
             "==1== 24 bytes in 1 blocks are definitely lost in loss record 1 of 1\n{NEW}==1==    by 0x896B: cudaGetErrorString (in /x/libcudart.so.12)\n==1==    by 0x1091: main (cudart_probe.c:24)\n"

@@ -810,3 +810,89 @@ fn fixture_rules_hold_on_another_stack() {
         "{hidden}+{maybe} of {third}"
     );
 }
+
+/// End to end with the real Valgrind (issue 10): `gen` on each recording of the stand-in
+/// stack (`tests/valgrind-gen/`), its verdicts against the scenario's intended ones, then
+/// Valgrind run again with the written rules — every third-party report gone, every
+/// first-party one still there — on the same build and on the "upgraded" one (other driver,
+/// CUDA and Python versions, other install folders). Skipped without Valgrind.
+///
+/// The demangled-only recording shows neither mangled names nor the objects of frames with
+/// a source line: there `gen` cannot write a rule for `c10::impl::CpuCaps::probe()`'s
+/// `Cond` that is sure to spare the kept `Cond` in `c10::checked_numel` (both are
+/// `obj:*/libc10.so*` reached from the extension), and reviews it instead.
+#[test]
+fn gen_rules_given_back_to_valgrind_on_the_stand_in_stack() {
+    use crate::gen_scenario::{A, B, Recording, Scenario, Verdict as Want, classify, errors};
+    use std::ffi::OsString;
+    let Some(a) = Scenario::build_if_valgrind(&A, "gen on the stand-in stack") else {
+        return;
+    };
+    let b = Scenario::build(&B);
+    let first_party = "*/standin_ext*";
+    for how in Recording::ALL {
+        let log = a.record(how);
+        let run = run_gen(&[&log], &["--first-party", first_party]);
+        // gen's verdicts are the scenario's.
+        let (_, errs) = errors(&log);
+        let verdict_at: BTreeMap<u64, &str> = run
+            .rows()
+            .iter()
+            .map(|r| {
+                (
+                    r["line"].as_u64().expect("line"),
+                    r["verdict"].as_str().expect("verdict"),
+                )
+            })
+            .collect();
+        let mut not_suppressed: Vec<&str> = Vec::new();
+        for (e, intended) in errs.iter().zip(classify(&a, &errs)) {
+            let got = verdict_at.get(&e.line).copied().expect("a row per error");
+            let want = match intended.map(|i| &i.verdict) {
+                Some(Want::Keep) => "keep",
+                Some(Want::Review) => "review",
+                // The loader's and libstdc++'s: third-party too.
+                Some(Want::Suppress) | None => "suppress",
+            };
+            let demangled_review = how == Recording::Demangled
+                && want == "suppress"
+                && got == "review"
+                && intended.is_some_and(|i| i.id == "c10.cpu_caps");
+            assert!(
+                got == want || demangled_review,
+                "{how:?} {}:{} {:?}: {got}, not {want}",
+                log.display(),
+                e.line,
+                intended.map(|i| i.id)
+            );
+            if got != "suppress" {
+                not_suppressed.push(intended.map_or("(unintended)", |i| i.id));
+            }
+        }
+        let callers = if how == Recording::Demangled { 12 } else { 40 };
+        assert_guarantee(&run, &log, callers);
+        assert_clean(&run.supp, callers);
+        // Valgrind with the rules, on both builds: what is left is exactly what gen kept
+        // or reviewed.
+        not_suppressed.sort_unstable();
+        let mut option = OsString::from("--suppressions=");
+        option.push(&run.supp);
+        for scenario in [&a, &b] {
+            let again = scenario.record_with(how, &format!("again-{how:?}.log"), &[option.clone()]);
+            let (_, left) = errors(&again);
+            let mut found: Vec<&str> = classify(scenario, &left)
+                .into_iter()
+                .map(|i| i.map_or("(unintended)", |i| i.id))
+                .collect();
+            found.sort_unstable();
+            assert_eq!(
+                found, not_suppressed,
+                "{how:?}, variant {}",
+                scenario.variant.name
+            );
+            for keep in crate::gen_scenario::ids_with(&[Want::Keep]) {
+                assert!(found.contains(&keep), "{keep} must stay: {found:?}");
+            }
+        }
+    }
+}
