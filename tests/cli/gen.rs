@@ -627,6 +627,190 @@ fn xml_without_suppression_blocks() {
     assert_clean(&run.supp, 12);
 }
 
+/// `gen -o` records every written rule's provenance in `OUT.supp.yaml`, with the owner,
+/// first-party globs and expiry of `vgsupp.yaml`; a second run merges into it: people's
+/// edits, unknown keys and the first `created` survive, the same log is one source.
+#[test]
+fn sidecar_records_provenance_and_merges_on_append() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let log = dir.path().join("run.txt");
+    std::fs::copy(repo("tests/data/gen/torch-excerpt.txt"), &log).expect("copy");
+    std::fs::write(
+        dir.path().join("vgsupp.yaml"),
+        "first-party: [\"*/leaky_ext*\"]\nowner: \"@ml-infra\"\nexpires-in: 30\n",
+    )
+    .expect("config");
+    let gen_on = |today: &str| {
+        let out = vgsupp()
+            .current_dir(dir.path())
+            .env("VGSUPP_TODAY", today)
+            .args(["gen", "run.txt", "-o", "out.supp", "--format", "json"])
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "gen failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v
+    };
+    let report = gen_on("2026-12-01");
+    // The config's first-party globs were used: the excerpt's bugs are kept.
+    assert!(
+        report["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .any(|r| r["verdict"] == "keep"),
+        "{report}"
+    );
+    let supp = std::fs::read(dir.path().join("out.supp")).expect("supp");
+    let written = vgsupp::sidecar::fingerprint::by_name(&supp);
+    assert!(!written.is_empty());
+    let sha = {
+        use sha2::Digest as _;
+        let bytes = std::fs::read(&log).expect("log");
+        sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let read = |path: &Path| {
+        vgsupp::sidecar::decode(&std::fs::read(path).expect("sidecar"))
+            .expect("a sidecar vgsupp reads")
+    };
+    let yaml = dir.path().join("out.supp.yaml");
+    let first = read(&yaml);
+    assert!(first.problems.is_empty(), "{:?}", first.problems);
+    assert_eq!(first.sidecar.rules.len(), written.len());
+    for (name, fingerprint) in &written {
+        let e = first.sidecar.rule(name).expect("an entry per rule");
+        assert_eq!(e.fingerprint.as_deref(), Some(fingerprint.as_str()));
+        let origin = e.origin.as_deref().expect("origin");
+        assert!(name.starts_with(&format!("{origin}.")), "{name}: {origin}");
+        assert!(e.reason.as_deref().is_some_and(|r| r.len() > 20), "{name}");
+        assert_eq!(e.owner.as_deref(), Some("@ml-infra"));
+        assert_eq!(
+            e.created.map(|d| d.to_string()).as_deref(),
+            Some("2026-12-01")
+        );
+        assert_eq!(
+            e.expires.map(|d| d.to_string()).as_deref(),
+            Some("2026-12-31")
+        );
+        let g = e.generated.as_ref().expect("generated");
+        assert_eq!(g.from.len(), 1);
+        assert_eq!(g.from[0].sha256.as_deref(), Some(sha.as_str()));
+        assert_eq!(g.from[0].valgrind.as_deref(), Some("3.19.0"));
+        assert!(g.from[0].errors.is_some_and(|n| n >= 1));
+        assert!(g.environment.iter().any(|(k, _)| k == "python"), "{g:?}");
+    }
+    // `check` validates the pair: nothing expired, no drift, every rule has provenance.
+    let check = vgsupp()
+        .current_dir(dir.path())
+        .env("VGSUPP_TODAY", "2026-12-02")
+        .args(["check", "out.supp"])
+        .output()
+        .expect("check");
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    // A person edits one entry and adds a key vgsupp does not know; gen runs again later.
+    let (edited, _) = &written[0];
+    let text = std::fs::read_to_string(&yaml).expect("yaml");
+    let at = text
+        .find(&format!("  {edited}:\n"))
+        .expect("the entry's key");
+    let owner_line = text[at..].find("    owner: \"@ml-infra\"").expect("owner") + at;
+    let text = format!(
+        "{}    owner: \"@someone-else\"\n    ticket-system: JIRA-12{}",
+        &text[..owner_line],
+        &text[owner_line + "    owner: \"@ml-infra\"".len()..]
+    );
+    std::fs::write(&yaml, text).expect("edit");
+    gen_on("2026-12-05");
+    let second = read(&yaml);
+    let e = second.sidecar.rule(edited).expect("entry kept");
+    assert_eq!(e.owner.as_deref(), Some("@someone-else"));
+    assert_eq!(
+        e.created.map(|d| d.to_string()).as_deref(),
+        Some("2026-12-01")
+    );
+    assert_eq!(e.generated.as_ref().expect("generated").from.len(), 1);
+    assert_eq!(second.sidecar.rules.len(), written.len());
+    let text = std::fs::read_to_string(&yaml).expect("yaml");
+    assert!(text.contains("ticket-system: JIRA-12"), "{text}");
+}
+
+/// The bundled example (`examples/torch-extension/logs/leaky-ext.txt.gz`, the extension
+/// recorded again under torch 2.8 / CUDA 12.8 / CPython 3.12 at other install paths): its
+/// kept bugs are the ground truth, the guarantee holds, and the committed
+/// `leaky-ext.supp` is what `gen` writes for it today.
+#[test]
+fn bundled_example_keeps_its_bugs_and_its_rules_are_current() {
+    let log = repo("examples/torch-extension/logs/leaky-ext.txt.gz");
+    let run = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+    assert_only_ground_truth(&run);
+    assert_guarantee(&run, &log, 40);
+    let written = std::fs::read(&run.supp).expect("written");
+    let committed =
+        std::fs::read(repo("examples/torch-extension/leaky-ext.supp")).expect("example");
+    assert!(
+        written == committed,
+        "examples/torch-extension/leaky-ext.supp is not what gen writes now: regenerate it (README there)"
+    );
+}
+
+/// Rules survive a change of stack: generated from the fixture (torch 2.x with CUDA 13,
+/// CPython 3.11, under /home/dev), replayed on the bundled example recorded under torch
+/// 2.8 / CUDA 12.8 / CPython 3.12 at other paths. No first-party error is hidden, not even
+/// possibly; almost every third-party one is. (Valgrind itself, re-run on that stack with
+/// these rules, showed 21 of its 12,914 third-party reports and all 18 first-party ones.)
+#[test]
+fn fixture_rules_hold_on_another_stack() {
+    let Some(fixture) = shared_fixture(
+        "torch/leaky-ext.txt.gz",
+        "fixture_rules_hold_on_another_stack",
+    ) else {
+        return;
+    };
+    let from_fixture = run_gen(&[&fixture], &["--first-party", FIRST_PARTY]);
+    let log = repo("examples/torch-extension/logs/leaky-ext.txt.gz");
+    // What is first-party on the other stack: gen's verdicts there (their keep list is the
+    // ground truth, see the test above).
+    let there = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+    let verdicts = replay(&log, &from_fixture.supp, 40);
+    let (mut third, mut hidden, mut maybe) = (0u32, 0u32, 0u32);
+    for r in there.rows() {
+        let line = r["line"].as_u64().expect("line");
+        let truth = verdicts.get(&line).copied().expect("a verdict per error");
+        if r["verdict"] == "keep" {
+            assert_eq!(truth, Truth::No, "first-party error hidden: {r}");
+            continue;
+        }
+        third += 1;
+        match truth {
+            Truth::Yes => hidden += 1,
+            Truth::Unknown => maybe += 1,
+            Truth::No => {}
+        }
+    }
+    assert!(third > 12_000, "{third}");
+    // Measured: 10,830 of 12,932 decided hidden, 2,066 more approximate (frames below
+    // `main` that the log hides), 36 shown.
+    assert!(
+        f64::from(hidden) >= 0.8 * f64::from(third),
+        "{hidden} of {third}"
+    );
+    assert!(
+        f64::from(hidden + maybe) >= 0.99 * f64::from(third),
+        "{hidden}+{maybe} of {third}"
+    );
+}
+
 /// End to end with the real Valgrind (issue 10): `gen` on each recording of the stand-in
 /// stack (`tests/valgrind-gen/`), its verdicts against the scenario's intended ones, then
 /// Valgrind run again with the written rules — every third-party report gone, every

@@ -52,7 +52,17 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             a.valgrind = s.valgrind.value.to_string();
             matching::run(&a, out)
         }
-        Command::Gen(a) => r#gen::run(&a, out),
+        Command::Gen(a) => {
+            let flags = Layer {
+                valgrind: settings::version_flag(a.valgrind.as_ref())?,
+                first_party: (!a.first_party.is_empty()).then(|| a.first_party.clone()),
+                owner: a.owner.clone(),
+                expires_in: a.expires_in,
+                ..Layer::default()
+            };
+            let s = settings::resolve(&flags, config, &cwd, out);
+            r#gen::run(&a, &s, out)
+        }
         // Printed above, before any config is read.
         Command::Completions { .. } => Ok(Exit::Clean),
     }
