@@ -768,7 +768,7 @@ fn bundled_example_keeps_its_bugs_and_its_rules_are_current() {
 /// CPython 3.11, under /home/dev), replayed on the bundled example recorded under torch
 /// 2.8 / CUDA 12.8 / CPython 3.12 at other paths. No first-party error is hidden, not even
 /// possibly; almost every third-party one is. (Valgrind itself, re-run on that stack with
-/// these rules, showed 21 of its 12,914 third-party reports and all 18 first-party ones.)
+/// these rules, showed 38 of its 12,932 third-party reports and every first-party one.)
 #[test]
 fn fixture_rules_hold_on_another_stack() {
     let Some(fixture) = shared_fixture(
