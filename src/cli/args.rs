@@ -76,10 +76,29 @@ pub enum Command {
     /// checked with the matcher not to match any kept error of the logs before anything
     /// is written.
     Gen(GenArgs),
+    /// The curated suppression packs compiled into vgsupp (CUDA, libtorch, CPython, …),
+    /// usable wherever a suppression file is taken as `-s profile:NAME`.
+    #[command(subcommand)]
+    Profiles(ProfilesCommand),
     /// Print shell completions.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `vgsupp profiles`.
+#[derive(Debug, Subcommand)]
+pub enum ProfilesCommand {
+    /// Every pack: its name, rule count and what it covers.
+    List,
+    /// Print a pack's suppression file (or, with `--sidecar`, its provenance YAML).
+    Show {
+        /// The pack's name (see `vgsupp profiles list`).
+        name: String,
+        /// Print the `NAME.supp.yaml` sidecar: each rule's origin, reason and source logs.
+        #[arg(long)]
+        sidecar: bool,
     },
 }
 
@@ -168,7 +187,8 @@ pub enum ToolArg {
 /// `vgsupp match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// A suppression file or directory; repeat `-s` for several, in `--suppressions` order.
+    /// A suppression file or directory, or `profile:NAME` for a bundled pack (`vgsupp
+    /// profiles list`); repeat `-s` for several, in `--suppressions` order.
     #[arg(
         short = 's',
         long = "suppressions",
@@ -226,8 +246,8 @@ pub struct GenArgs {
     /// is also given with -s, the new rules are appended to it.
     #[arg(short = 'o', long = "output", value_name = "OUT.supp")]
     pub output: Option<PathBuf>,
-    /// Existing suppression files (repeatable): errors they hide get no rule, and new
-    /// rules they subsume are dropped.
+    /// Existing suppression files (repeatable; `profile:NAME` for a bundled pack): errors
+    /// they hide get no rule, and new rules they subsume are dropped.
     #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
     pub suppressions: Vec<PathBuf>,
     /// First-party code (repeatable): a glob on object paths, and on source paths where a

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use vgsupp::matcher::RuleFile;
 
 /// File names taken from directories when no `--glob` is given.
 pub const DEFAULT_GLOBS: [&str; 2] = ["*.supp", "*.sup"];
@@ -61,6 +62,40 @@ fn walk(paths: &[PathBuf], globs: &[String], skip_hidden: bool) -> Result<Vec<Pa
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.clone()));
     Ok(out)
+}
+
+/// The suppression files `-s` values name, in the order given: files and directories as
+/// [`collect`] takes them, and `profile:NAME` for a pack compiled into the binary
+/// ([`vgsupp::packs`]). Returns each one's path (a pack's is `profile:NAME`, which names no
+/// file on disk) beside its loaded bytes, index for index.
+pub fn rule_files(args: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<RuleFile>)> {
+    let mut paths = Vec::new();
+    let mut loaded = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for arg in args {
+        if let Some(pack) = arg.to_str().and_then(vgsupp::packs::resolve) {
+            let pack = pack?;
+            let path = PathBuf::from(format!("{}{}", vgsupp::packs::PREFIX, pack.name));
+            if seen.insert(path.clone()) {
+                loaded.push(RuleFile {
+                    path: path.to_string_lossy().into_owned(),
+                    source: pack.supp.to_vec(),
+                });
+                paths.push(path);
+            }
+            continue;
+        }
+        for path in collect(std::slice::from_ref(arg), &[])? {
+            if seen.insert(path.clone()) {
+                loaded.push(RuleFile {
+                    path: display(&path),
+                    source: read(&path)?,
+                });
+                paths.push(path);
+            }
+        }
+    }
+    Ok((paths, loaded))
 }
 
 /// File names taken as logs from directories: what Valgrind logs are usually called

@@ -21,5 +21,6 @@ mod match_render;
 mod matching;
 mod objects;
 mod output;
+mod profiles;
 mod properties;
 mod sidecar;

@@ -41,20 +41,11 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     }
     let names: Vec<String> = log_paths.iter().map(|p| files::display(p)).collect();
     // No -s: no existing rules (`collect` would walk the current directory).
-    let supp_paths = if args.suppressions.is_empty() {
-        Vec::new()
+    let (supp_paths, existing) = if args.suppressions.is_empty() {
+        (Vec::new(), Vec::new())
     } else {
-        files::collect(&args.suppressions, &[])?
+        files::rule_files(&args.suppressions)?
     };
-    let existing: Vec<RuleFile> = supp_paths
-        .iter()
-        .map(|p| {
-            Ok(RuleFile {
-                path: files::display(p),
-                source: files::read(p)?,
-            })
-        })
-        .collect::<Result<_>>()?;
     let recorded = recorded(&log_paths);
     let num_callers = args.num_callers.or(recorded.num_callers).unwrap_or(12);
     let version = given.or(recorded.version).unwrap_or_default();

@@ -4,6 +4,7 @@ mod check;
 mod fmt;
 mod r#gen;
 mod matching;
+mod profiles;
 
 use anyhow::{Context as _, Result};
 use clap::CommandFactory as _;
@@ -21,6 +22,10 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
         clap_complete::generate(shell, &mut Cli::command(), "vgsupp", &mut buf);
         out.stdout(&String::from_utf8_lossy(&buf))?;
         return Ok(Exit::Clean);
+    }
+    // The packs are compiled in: no settings apply.
+    if let Command::Profiles(p) = &cli.command {
+        return profiles::run(p, out);
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let config = settings::load(&cli.global, &cwd, out)?;
@@ -63,7 +68,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             let s = settings::resolve(&flags, config, &cwd, out);
             r#gen::run(&a, &s, out)
         }
-        // Printed above, before any config is read.
-        Command::Completions { .. } => Ok(Exit::Clean),
+        // Handled above, before any config is read.
+        Command::Completions { .. } | Command::Profiles(_) => Ok(Exit::Clean),
     }
 }

@@ -82,16 +82,7 @@ struct Mode {
 
 pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
     let version: Version = args.valgrind.parse().context("invalid --valgrind")?;
-    let supp_paths = files::collect(&args.suppressions, &[])?;
-    let mut rule_files: Vec<RuleFile> = supp_paths
-        .iter()
-        .map(|p| {
-            Ok(RuleFile {
-                path: files::display(p),
-                source: files::read(p)?,
-            })
-        })
-        .collect::<Result<_>>()?;
+    let (_, mut rule_files) = files::rule_files(&args.suppressions)?;
     if args.default_suppressions {
         // Valgrind loads default.supp after every --suppressions file (§1.9).
         let path = match &args.default_supp_path {
