@@ -7,12 +7,15 @@
 //! display is libiberty's `cplus_demangle(N, DMGL_PARAMS | DMGL_ANSI)` for names starting
 //! with `_Z` or `_R` (`coregrind/m_demangle/demangle.c`, 3.19) and N itself otherwise.
 //!
-//! **The demangler.** Valgrind 3.19 bundles libiberty's demangler (gcc, February 2022). We
-//! call the system's libiberty (Debian's `libiberty-dev`) through the `cplus_demangle`
-//! crate with the same two flags. On the 1,579 distinct (N, D) pairs Valgrind itself
-//! printed in the torch fixtures and on the 23 of the differential suite, it agrees on
-//! every one; the pure-Rust `cpp_demangle` 0.5 agrees on 960 (see ARCHITECTURE.md and the
-//! tests below).
+//! **The demangler.** Valgrind 3.19 bundles libiberty's demangler (gcc, February 2022).
+//! For C++ we call the same `cp-demangle.c` as libstdc++ ships it with g++
+//! (`__cxa_demangle`, through the `cxa-demangle` crate of this workspace: the only
+//! `unsafe` code of vgsupp), so building needs no `-dev` package. For Rust names, which
+//! libiberty tries first (`rust-demangle.c`), we take libiberty's test of what is a Rust
+//! name and `rustc-demangle`'s output without hashes, which libiberty's follows. On the
+//! 1,579 distinct (N, D) pairs Valgrind itself printed in the torch fixtures, the pairs of
+//! the differential suite and those the tests record under the real Valgrind (C++ and Rust
+//! programs), it agrees on every one (see ARCHITECTURE.md and tests/cli/demangle.rs).
 //!
 //! **Soundness.** Demangling is not injective, so for a frame that shows D the candidates
 //! are every N with display(N) = D. We assume, as everywhere in vgsupp, that a symbol whose
@@ -89,16 +92,139 @@ struct NameInfo {
     twin: Option<Twin>,
 }
 
-/// libiberty with Valgrind's flags (`DMGL_PARAMS | DMGL_ANSI`), or without `DMGL_PARAMS`.
-fn libiberty(name: &str, params: bool) -> Option<String> {
-    cplus_demangle::demangle_with_options(
-        name,
-        cplus_demangle::Options {
-            show_params: params,
-            show_ansi: true,
-        },
+/// libiberty's C++ demangler with Valgrind's flags (`DMGL_PARAMS | DMGL_ANSI`), as libstdc++
+/// ships it (`__cxa_demangle`: the same `cp-demangle.c`, see the `cxa-demangle` crate).
+fn cxx(name: &str) -> Option<String> {
+    cxa_demangle::demangle(name)
+}
+
+/// libiberty's test for the hash of a legacy Rust name: `h` and 16 lowercase hex digits,
+/// at least 5 of them distinct (`is_legacy_prefixed_hash`).
+fn is_legacy_hash(ident: &[u8]) -> bool {
+    if ident.len() != 17 || ident[0] != b'h' {
+        return false;
+    }
+    let mut seen = 0u16;
+    for &b in &ident[1..] {
+        let nibble = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => return false,
+        };
+        seen |= 1 << nibble;
+    }
+    seen.count_ones() >= 5
+}
+
+/// The part of a Rust name libiberty demangles, when it takes `name` for one
+/// (`rust_demangle_callback`): a v0 name (`_R` + an uppercase letter, `[_0-9A-Za-z]` up to
+/// an ignored `.suffix`), or a legacy one (`_ZN…17h<hash>E`, `[_0-9A-Za-z$.:@]`, an
+/// ignored `.suffix` after the final `E`). Any suffix is dropped, as libiberty drops it.
+fn rust_base(name: &str) -> Option<&str> {
+    let b = name.as_bytes();
+    if let Some(rest) = b.strip_prefix(b"_R") {
+        if !rest.first().is_some_and(u8::is_ascii_uppercase) {
+            return None;
+        }
+        let end = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
+        if !b[2..end]
+            .iter()
+            .all(|&c| c == b'_' || c.is_ascii_alphanumeric())
+        {
+            return None;
+        }
+        return Some(&name[..end]);
+    }
+    if !b.starts_with(b"_ZN") {
+        return None;
+    }
+    if !b[3..]
+        .iter()
+        .all(|&c| c == b'_' || c.is_ascii_alphanumeric() || matches!(c, b'$' | b'.' | b':' | b'@'))
+    {
+        return None;
+    }
+    // Strip a `.suffix` after the last `E` that ends the path (libiberty's loop).
+    let mut len = b.len();
+    let mut dot_suffix = true;
+    while len > 3 && !(dot_suffix && b[len - 1] == b'E') {
+        dot_suffix = b[len - 1] == b'.';
+        len -= 1;
+    }
+    if len <= 3 || b[len - 1] != b'E' {
+        return None;
+    }
+    // The last path component is the hash: `17h` + 16 hex digits.
+    let path = &b[3..len - 1];
+    if path.len() <= 19 || !path[path.len() - 19..].starts_with(b"17") {
+        return None;
+    }
+    if !is_legacy_hash(&path[path.len() - 17..]) {
+        return None;
+    }
+    Some(&name[..len])
+}
+
+/// Valgrind's display of a Rust name (libiberty's `rust-demangle.c`, which follows
+/// `rustc-demangle`: no hash, no disambiguators, no `.suffix`).
+fn rust(name: &str) -> Option<Option<String>> {
+    let base = rust_base(name)?;
+    Some(
+        rustc_demangle::try_demangle(base)
+            .ok()
+            .map(|d| format!("{d:#}")),
     )
-    .ok()
+}
+
+/// How libiberty displays `name`: a Rust name first (legacy Rust names overlap C++ ones,
+/// and libiberty tries Rust first), then C++.
+fn libiberty(name: &str) -> Option<String> {
+    match rust(name) {
+        Some(shown) if name.starts_with("_R") => shown,
+        Some(Some(shown)) => Some(shown),
+        _ if name.starts_with("_Z") => cxx(name),
+        _ => None,
+    }
+}
+
+/// The name part of a demangled function's display, without its parameters: what
+/// libiberty prints without `DMGL_PARAMS` (it prints neither parameters nor a return
+/// type), except that a function template keeps its return type in front. Only used to
+/// see whether the name ends with template arguments, for which the leading return type
+/// does not matter. `None` when the parameter list cannot be found.
+fn without_params(shown: &str) -> Option<&str> {
+    // Clone suffixes, then the qualifiers libiberty prints after the parameter list.
+    let mut s = shown.find(" [clone ").map_or(shown, |i| &shown[..i]);
+    const QUALIFIERS: [&str; 7] = [
+        " const",
+        " volatile",
+        " restrict",
+        " &&",
+        " &",
+        " noexcept",
+        " transaction_safe",
+    ];
+    while let Some(q) = QUALIFIERS.iter().find(|q| s.ends_with(*q)) {
+        s = &s[..s.len() - q.len()];
+    }
+    if !s.ends_with(')') {
+        // Not a function: a variable, printed the same with and without parameters.
+        return Some(s);
+    }
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&s[..i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn mangled_start(name: &[u8]) -> bool {
@@ -112,7 +238,7 @@ pub fn display(name: &[u8]) -> Display {
         return Display::AsIs;
     }
     match std::str::from_utf8(name) {
-        Ok(s) if !s.contains('\0') => libiberty(s, true).map_or(Display::AsIs, Display::Demangled),
+        Ok(s) if !s.contains('\0') => libiberty(s).map_or(Display::AsIs, Display::Demangled),
         _ => Display::Unavailable,
     }
 }
@@ -126,9 +252,11 @@ fn has_rust_hash(name: &[u8]) -> bool {
 
 /// Why `name` (mangled, displayed as `shown`) may have a twin, if it may.
 fn twin_of(name: &[u8], shown: &str) -> Option<Twin> {
+    // A legacy Rust name holds `..` (for `::`), so test for Rust on the whole name.
+    let rust_name = std::str::from_utf8(name).ok().and_then(rust_base).is_some();
     // The mangled part: a clone suffix (`.isra.0`) starts at the first `.`.
     let base = &name[..name.iter().position(|&b| b == b'.').unwrap_or(name.len())];
-    if base.starts_with(b"_R") || has_rust_hash(base) {
+    if rust_name || base.starts_with(b"_R") || has_rust_hash(base) {
         return Some(Twin::Rust);
     }
     if base.starts_with(b"_ZT") || base.starts_with(b"_ZG") {
@@ -150,10 +278,7 @@ fn twin_of(name: &[u8], shown: &str) -> Option<Twin> {
     // Without DMGL_PARAMS libiberty prints the top-level name only: a function template's
     // ends with its template arguments. An enclosing function (of a local name, or a
     // function inside a template argument) keeps its parameters: `f<int>(int)::…`.
-    let no_params = std::str::from_utf8(base)
-        .ok()
-        .and_then(|s| libiberty(s, false));
-    match no_params {
+    match without_params(shown) {
         Some(np) if !np.ends_with('>') && !np.contains(">(") => None,
         _ => Some(Twin::FunctionTemplate),
     }
@@ -161,7 +286,7 @@ fn twin_of(name: &[u8], shown: &str) -> Option<Twin> {
 
 thread_local! {
     /// Pattern names seen so far on this thread: rule sets are loaded once and their
-    /// patterns compared with many frames, and libiberty costs microseconds per call.
+    /// patterns compared with many frames, and the demangler costs microseconds per call.
     static INFO: RefCell<FxHashMap<Vec<u8>, Rc<NameInfo>>> = RefCell::new(FxHashMap::default());
 }
 
@@ -458,6 +583,78 @@ mod tests {
         assert_eq!(fun_verdict(&g, b"tget<int>", true), Truth::No);
         let g = Glob::new(b"*");
         assert_eq!(fun_verdict(&g, b"tget<int>", true), Truth::Yes);
+    }
+
+    #[test]
+    fn rust_names_as_libiberty_shows_them() {
+        let shown = |n: &str| match display(n.as_bytes()) {
+            Display::Demangled(d) => d,
+            other => panic!("{n}: {other:?}"),
+        };
+        // v0: disambiguators and the `.suffix` are not shown.
+        assert_eq!(
+            shown("_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal"),
+            "std::rt::lang_start_internal"
+        );
+        assert_eq!(
+            shown("_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal.cold"),
+            "std::rt::lang_start_internal"
+        );
+        // Legacy: the hash and the `.suffix` are not shown; `..` is `::`, `$LT$` is `<`.
+        assert_eq!(
+            shown("_ZN4core3fmt5write17h0123456789abcdefE"),
+            "core::fmt::write"
+        );
+        assert_eq!(
+            shown("_ZN4core3fmt5write17h0123456789abcdefE.llvm.42"),
+            "core::fmt::write"
+        );
+        assert_eq!(
+            shown(
+                "_ZN58_$LT$alloc..string..String$u20$as$u20$core..fmt..Debug$GT$3fmt17h0123456789abcdefE"
+            ),
+            "<alloc::string::String as core::fmt::Debug>::fmt"
+        );
+        // A hash with fewer than 5 distinct digits is not Rust's: demangled as C++.
+        assert_eq!(
+            shown("_ZN3foo17h0000000000000000E"),
+            "foo::h0000000000000000"
+        );
+        // `_R` followed by a lowercase letter is not a Rust name; not demangled.
+        assert_eq!(display(b"_Rabc"), Display::AsIs);
+        // Every Rust name may have twins (hashes, disambiguators), even with `..`.
+        assert_eq!(
+            twin(b"_ZN58_$LT$alloc..string..String$u20$as$u20$core..fmt..Debug$GT$3fmt17h0123456789abcdefE"),
+            Some(Twin::Rust)
+        );
+        assert_eq!(
+            twin(b"_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal"),
+            Some(Twin::Rust)
+        );
+    }
+
+    #[test]
+    fn parameters_are_stripped_from_the_end() {
+        assert_eq!(without_params("f(int)"), Some("f"));
+        assert_eq!(
+            without_params("int max<int>(int, int)"),
+            Some("int max<int>")
+        );
+        assert_eq!(
+            without_params("A::operator()(int) const && [clone .isra.0]"),
+            Some("A::operator()")
+        );
+        assert_eq!(
+            without_params("void (*f<int>())(int)"),
+            Some("void (*f<int>())")
+        );
+        assert_eq!(without_params("ns::x"), Some("ns::x"));
+        assert_eq!(without_params("f)"), None);
+        // Function templates have twins; member functions of class templates do not.
+        assert_eq!(twin(b"_Z3maxIiEiii"), Some(Twin::FunctionTemplate));
+        assert_eq!(twin(b"_Z1fIiEPFviEv"), Some(Twin::FunctionTemplate));
+        assert_eq!(twin(b"_ZN1VIiE4pushERKi.isra.0"), None);
+        assert_eq!(twin(b"_ZN1A1fEv"), None);
     }
 
     #[test]
