@@ -8,7 +8,7 @@
 #      - one:   the 8 copies as one file, each copy a process of its own PID (a
 #               multi-process log, read by the parallel text reader);
 #      - torch: the log itself;
-#   2. for each, `wc -l` and `vgsupp gen --first-party '*/leaky_ext*' --format json -o OUT`:
+#   2. for each, `wc -l` and `vgsupp gen --first-party 'leaky_ext*' --format json -o OUT`:
 #      CPU time (user + sys, best of $RUNS), wall time (median), peak RSS
 #      (`/usr/bin/time -v`), and the number of rules written;
 #   3. unless CHECK=0, that the rules and the JSON report are the same bytes on one thread
@@ -94,7 +94,7 @@ for l in $logs; do
   cat "${paths[@]}" >/dev/null # into the page cache
   echo "measuring $l ($((size / 1000000)) MB in ${#paths[@]} files, $runs runs each)..." >&2
   wc=$(measure wc -l "${paths[@]}")
-  cmd=("$bin" gen -q --format json --first-party '*/leaky_ext*' -o "$work/out-$l.supp" "${paths[@]}")
+  cmd=("$bin" gen -q --format json --first-party 'leaky_ext*' -o "$work/out-$l.supp" "${paths[@]}")
   gen=$(measure "${cmd[@]}")
   n=$(grep -c '^{' "$work/out-$l.supp" || true)
   rows+=("$(row "$l" "wc -l" "$size" "$wc" "$wc" "")")

@@ -13,6 +13,9 @@
 # logs::parallel / logs::xml::parallel) on the same text and XML logs, as a ratio to
 # `wc -l`'s wall time.
 #
+# The share of chunks the parallel readers take from their threads (it depends on the
+# machine's scheduling): bench/parallel-share.sh.
+#
 # Targets: text ingest within 3x of `wc -l` and >= 500 MB/s per core (CPU time), XML
 # `match` within 8x of `wc -l`, peak memory < 100 MB on a 2 GB log.
 #

@@ -3,11 +3,21 @@
 //!
 //! ```text
 //! cargo bench --bench ingest -- LOG [RUNS] [sequential|parallel]
+//! cargo bench --bench ingest -- LOG [RUNS] share [CHUNK_BYTES]
 //! ```
 //!
 //! For each reader it prints the best wall time of RUNS (default 3), the process CPU time
 //! (user + system, from /proc/self/stat) of that run, MB/s (1 MB = 10^6 bytes) of both, and
 //! how many errors it read. `bench/logs.sh` runs it next to `wc -l` on the same file.
+//!
+//! `share` measures what tests cannot assert: the share of chunks the parallel reader
+//! takes from its reader threads (the rest the consumer reads again, because the guess a
+//! chunk was read with was wrong), which depends on how far the scheduler lets the threads
+//! run ahead of the consumer. It reads the log RUNS times as the binary does (free
+//! schedule, `CHUNK_BYTES` chunks, default 1 MiB) and once in lockstep (the freshest guesses:
+//! the share the guesses allow), and prints each run's figures and the spread.
+//! `INGEST_ITEM_NS=N` makes the consumer spend N ns per error (as `match` does replaying
+//! it), which lets the threads run further ahead.
 //! Uses the binary's allocator (mimalloc) so that the figures are the binary's.
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
@@ -16,7 +26,7 @@ use std::io::BufReader;
 use std::time::{Duration, Instant};
 
 use vgsupp::logs::LogItem;
-use vgsupp::logs::parallel::{DEFAULT_CHUNK, ParallelTextReader};
+use vgsupp::logs::parallel::{DEFAULT_CHUNK, ParallelStats, ParallelTextReader, Schedule};
 use vgsupp::logs::text::TextReader;
 use vgsupp::logs::xml::XmlReader;
 use vgsupp::logs::xml::parallel::{DEFAULT_CHUNK as XML_CHUNK, ParallelXmlReader};
@@ -54,6 +64,14 @@ fn main() {
     let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
     // Only this reader (to profile one of them), when named.
     let only = args.get(2).map(String::as_str);
+    if only == Some("share") {
+        let chunk = args
+            .get(3)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(DEFAULT_CHUNK);
+        share(path, runs, chunk);
+        return;
+    }
     let size = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     type Reader = fn(&str, usize) -> usize;
@@ -130,4 +148,84 @@ fn is_xml(path: &str) -> bool {
         .unwrap_or(0);
     let head = head[..n].trim_ascii_start();
     head.starts_with(b"<?xml") || head.starts_with(b"<valgrindoutput")
+}
+
+/// Reads `path` on every core with `schedule` and `chunk`-byte chunks, as the binary does
+/// (`for_each_ref`), spending `INGEST_ITEM_NS` per error: how the chunks were read.
+fn read_stats(path: &str, schedule: Schedule, chunk: u64, item_ns: u64) -> ParallelStats {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let f = std::fs::File::open(path).unwrap();
+    let work = |i: Result<&LogItem, vgsupp::logs::ReadError>| {
+        if item_ns > 0 && matches!(i, Ok(LogItem::Error(_))) {
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_nanos(item_ns) {
+                std::hint::spin_loop();
+            }
+        }
+        Ok::<(), ()>(())
+    };
+    let (done, stats) = if is_xml(path) {
+        ParallelXmlReader::with_schedule(f, path, threads, chunk, schedule)
+            .unwrap()
+            .for_each_ref_stats(work)
+    } else {
+        ParallelTextReader::with_schedule(f, path, threads, chunk, schedule)
+            .unwrap()
+            .for_each_ref_stats(work)
+    };
+    done.unwrap();
+    stats
+}
+
+/// The percentage of the chunks with a sync line of their own whose items came from the
+/// reader threads (the others were read again by the consumer, or, once it read alone,
+/// read by it only).
+fn percent(s: &ParallelStats) -> f64 {
+    let own = s.chunks.saturating_sub(s.empty);
+    if own == 0 {
+        return 100.0;
+    }
+    100.0 * s.accepted as f64 / own as f64
+}
+
+fn show(label: &str, s: &ParallelStats) -> String {
+    format!(
+        "{label:<13} {:5.1}% of chunks from the reader threads ({} taken, {} read again, {} empty, of {}){}",
+        percent(s),
+        s.accepted,
+        s.reread,
+        s.empty,
+        s.chunks,
+        if s.alone { "; then read alone" } else { "" }
+    )
+}
+
+/// See the module documentation.
+fn share(path: &str, runs: usize, chunk: u64) {
+    let item_ns: u64 = std::env::var("INGEST_ITEM_NS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!(
+        "{path}: chunks of {chunk} bytes, {threads} cores, {item_ns} ns per error in the consumer"
+    );
+    let lockstep = read_stats(path, Schedule::Lockstep, chunk, item_ns);
+    println!("{}", show("lockstep", &lockstep));
+    let mut shares = Vec::new();
+    let mut alone = 0;
+    for run in 1..=runs {
+        let s = read_stats(path, Schedule::Free, chunk, item_ns);
+        println!("{}", show(&format!("free, run {run}"), &s));
+        shares.push(percent(&s));
+        alone += usize::from(s.alone);
+    }
+    shares.sort_by(f64::total_cmp);
+    if let (Some(min), Some(max)) = (shares.first(), shares.last()) {
+        println!(
+            "share (free): min {min:.1}%, median {:.1}%, max {max:.1}%; read alone in {alone} of {runs} runs; lockstep {:.1}%",
+            shares[shares.len() / 2],
+            percent(&lockstep)
+        );
+    }
 }

@@ -91,6 +91,7 @@ fn inputs(n: usize, rng: &mut Rng) -> Vec<MatchInput> {
                 },
                 frames,
                 open_ended: false,
+                hidden_below_main: false,
                 demangled_names: false,
             }
         })

@@ -3,16 +3,17 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use vgsupp::config::Expiry;
 
-/// Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's
-/// loader reads them.
+/// Manage Valgrind suppression files exactly as Valgrind reads them: format and lint
+/// them, replay logs against them, and generate rules for third-party noise.
 #[derive(Debug, Parser)]
 #[command(name = "vgsupp", version, long_about = None, propagate_version = true)]
 #[command(
-    about = "Manage Valgrind suppression files: parse, format and lint them exactly as Valgrind's loader reads them"
+    about = "Manage Valgrind suppression files exactly as Valgrind reads them: format and lint them (fmt, check), replay logs against them (match), and generate rules for third-party noise (gen)"
 )]
 #[command(
-    after_help = "Examples:\n  vgsupp check examples/             lint every .supp/.sup file under examples/\n  vgsupp fmt --check suppressions/    fail (exit 1) and show a diff when a file is not formatted\n  vgsupp check --format sarif a.supp  SARIF 2.1.0 for code-scanning uploads\n  vgsupp check --explain VS106        what a diagnostic code means\n\nExit codes: 0 clean, 1 findings (errors, or files fmt --check would change), 2 could not run."
+    after_help = "Examples:\n  vgsupp check examples/             lint every .supp/.sup file under examples/\n  vgsupp fmt --check suppressions/    fail (exit 1) and show a diff when a file is not formatted\n  vgsupp check --format sarif a.supp  SARIF 2.1.0 for code-scanning uploads\n  vgsupp check --explain VS106        what a diagnostic code means\n  vgsupp match -s a.supp valgrind.log which rule hides each error of the log\n  vgsupp gen valgrind.log --first-party 'my_ext*' -o third-party.supp  \n                                      rules for the errors outside your code\n\nExit codes: 0 clean, 1 findings (errors, or files fmt --check would change), 2 could not run."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -73,8 +74,8 @@ pub enum Command {
     /// Every error gets a verdict: keep (first-party bug), review (third-party code reached
     /// from first-party code, or what the log leaves undecided) or suppress. Rules are
     /// generalised (version-free object globs, stable API anchors), deduplicated, and
-    /// checked with the matcher not to match any kept error of the logs before anything
-    /// is written.
+    /// checked with the matcher not to match any kept or reviewed error of the logs
+    /// before anything is written. Code it cannot place is reviewed, never suppressed.
     Gen(GenArgs),
     /// The curated suppression packs compiled into vgsupp (CUDA, libtorch, CPython, …),
     /// usable wherever a suppression file is taken as `-s profile:NAME`.
@@ -184,6 +185,17 @@ pub enum ToolArg {
     Drd,
 }
 
+impl ToolArg {
+    /// The tool.
+    pub const fn tool(self) -> vgsupp::supp::Tool {
+        match self {
+            Self::Memcheck => vgsupp::supp::Tool::Memcheck,
+            Self::Helgrind => vgsupp::supp::Tool::Helgrind,
+            Self::Drd => vgsupp::supp::Tool::Drd,
+        }
+    }
+}
+
 /// `vgsupp match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
@@ -199,7 +211,8 @@ pub struct MatchArgs {
     /// Valgrind logs (text or XML, plain or gzip) or directories of logs.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// Output format.
+    /// Output format (human: with `--errors`, one line per error and loss record before
+    /// the summary).
     #[arg(long, value_enum, default_value_t = MatchFormat::Human)]
     pub format: MatchFormat,
     /// Also load Valgrind's default.supp after the files given, as Valgrind does unless run
@@ -213,16 +226,26 @@ pub struct MatchArgs {
     /// Show frame by frame why this rule (name, or FILE:LINE) matches each error or not.
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
-    /// The Valgrind release whose rules apply (3.14 … 3.27; default: `valgrind:` of
-    /// vgsupp.yaml, else 3.27).
+    /// The Valgrind release whose loader reads the rules (3.14 … 3.27). Default: the
+    /// release that recorded each log (its preamble says), else `valgrind:` of
+    /// vgsupp.yaml, else 3.27.
     #[arg(long = "valgrind", value_name = "VERSION")]
     pub valgrind_flag: Option<String>,
-    /// The release in force (flag > vgsupp.yaml > default), set by `commands::dispatch`.
+    /// The release of flag > vgsupp.yaml > default, set by `commands::dispatch`.
     #[arg(skip)]
     pub valgrind: String,
-    /// Valgrind's --num-callers when the logs were recorded.
-    #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=500))]
-    pub num_callers: u32,
+    /// Where [`MatchArgs::valgrind`] came from, set by `commands::dispatch`.
+    #[arg(skip)]
+    pub valgrind_origin: Option<vgsupp::config::Origin>,
+    /// Valgrind's --num-callers when the logs were recorded (the rules are cut to it).
+    /// Default: as each log says (`-v` text logs and XML list it), else 12.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub num_callers: Option<u32>,
+    /// The tool that recorded the logs (repeatable): only its loader verdicts decide
+    /// whether Valgrind would have run with the files. Default: the tool each log names
+    /// (Memcheck where it names none).
+    #[arg(long, value_enum)]
+    pub tool: Vec<ToolArg>,
     /// Human output: one line per error and loss record before the summary.
     #[arg(long)]
     pub errors: bool,
@@ -236,34 +259,58 @@ pub struct MatchArgs {
 /// `vgsupp gen`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  vgsupp gen valgrind.log --first-party '*/my_ext*' -o third-party.supp\n  vgsupp gen logs/ -s known.supp --format json\n\nFirst-party code is matched by object path; where a text log prints a frame with its source line (and so without its object), by source path. A text log shows only the file name: declare it with a glob that ends in a name pattern ('*/my_ext*' matches my_ext.cpython-311-x86_64-linux-gnu.so and my_ext.cpp)."
+    after_help = "Examples:\n  vgsupp gen valgrind.log --first-party 'my_ext*' -o third-party.supp\n  vgsupp gen valgrind.xml --first-party 'src/**' --first-party 'libmy_ext.so*'\n  vgsupp gen import-torch.log --no-first-party -o baseline.supp\n  vgsupp gen logs/ -s known.supp --format json\n\nA frame is first-party when its object or its source file matches a --first-party glob; third-party when an origin profile claims its object, source or function; otherwise vgsupp cannot place it, and errors that rest on it are reviewed, never suppressed (--unknown suppress opts in; a profile in vgsupp.yaml claims one library).\n\nGlobs follow .gitignore, ripgrep and fd: a glob without `/` matches the last path component, the file name of an object or a source ('my_ext*' matches my_ext.cpython-311-x86_64-linux-gnu.so and my_ext.cpp; '*.cpp' every C++ source); a glob with `/` matches the whole path or a directory above it: absolute ('/opt/mine/**'), anywhere ('**/src/**'), or else relative to the project directory ('src/**', 'build/lib*.so'). `*` stays within a component, `**` spans components. A text log prints sources by file name only, and hides the object of every frame it prints with a source line: name patterns decide those frames; XML shows every object and every source's directory.\n\nWhen no frame of the logs is first-party, gen writes nothing and exits 2, unless --no-first-party says the logs have none.\n\nWriting (-o): a new OUT.supp is created. An existing one is appended to, as if it were also given with -s: its rules count as existing rules (errors they hide get no rule, new rules they cover are dropped, a name already taken gets a suffix), and its bytes, comments included, stay as they are, the new rules after them; when nothing new is found it is left untouched. --force replaces it instead. Only a regular file is written: a directory, FIFO, socket or device is refused (exit 2); a symlink is followed (the link stays a link, the sidecar goes beside its target), unless it leads out of the project. Everything is checked before anything is written (OUT.supp loads in Valgrind, OUT.supp.yaml reads), and the two files are renamed into place together: if the second rename fails, the first file is put back.\n\nProvenance (OUT.supp.yaml): each rule's origin, reason, owner, created and expires dates, the logs it came from (path relative to the sidecar's directory, SHA-256) and the command with its effective settings."
 )]
 pub struct GenArgs {
     /// Valgrind logs (text or XML, plain or gzip) or directories of logs.
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
-    /// Write the rules to this file (atomically). Without it, nothing is written. When it
-    /// is also given with -s, the new rules are appended to it.
+    /// Write the rules to this file, and their provenance to OUT.supp.yaml beside it (both
+    /// or neither; see below). Without it, nothing is written.
     #[arg(short = 'o', long = "output", value_name = "OUT.supp")]
     pub output: Option<PathBuf>,
+    /// Replace an existing OUT.supp instead of appending to it: its rules are not read (not
+    /// even when -s names it), and the sidecar entries of rules no longer in it move under
+    /// `retired:`.
+    #[arg(long, requires = "output")]
+    pub force: bool,
     /// Existing suppression files (repeatable; `profile:NAME` for a bundled pack): errors
     /// they hide get no rule, and new rules they subsume are dropped.
     #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
     pub suppressions: Vec<PathBuf>,
-    /// First-party code (repeatable): a glob on object paths, and on source paths where a
-    /// text log hides the object. Default: objects under the current directory.
-    #[arg(long = "first-party", value_name = "GLOB")]
+    /// First-party code (repeatable): a frame is first-party when its object or its source
+    /// file matches. A glob without `/` matches a file name (`'my_ext*'`, `'libfoo.so*'`,
+    /// `'*.cpp'`); one with `/` the whole path or a directory above it: absolute (`/opt/x/**`),
+    /// anywhere (`'**/src/**'`), or else relative to the project directory (`'src/**'`).
+    /// `*` stays within a path component, `**` spans them. Text logs show only the file
+    /// names of sources: name patterns decide them. Default: `first-party:` of vgsupp.yaml,
+    /// else everything under the project directory (where vgsupp.yaml is, else the
+    /// working directory), which yields to the built-in profiles.
+    #[arg(
+        long = "first-party",
+        value_name = "GLOB",
+        conflicts_with = "no_first_party"
+    )]
     pub first_party: Vec<String>,
+    /// The logs have no first-party code (a baseline of library noise, e.g. `import
+    /// torch`): write rules although no frame is first-party.
+    #[arg(long = "no-first-party")]
+    pub no_first_party: bool,
+    /// What to do with errors that rest on code no glob or profile places (a hidden object,
+    /// a `???` frame, a library no profile knows): review them (the default), or suppress
+    /// them as `third-party`. Per library, a profile in vgsupp.yaml is the finer choice.
+    #[arg(long, value_enum, default_value_t = UnknownArg::Review)]
+    pub unknown: UnknownArg,
     /// How general the rules are.
     #[arg(long, value_enum, default_value_t = StyleArg::Anchored)]
     pub style: StyleArg,
     /// Who answers for the rules (recorded in their provenance).
     #[arg(long, value_name = "OWNER")]
     pub owner: Option<String>,
-    /// When the rules must be looked at again, in days from today (recorded in their
-    /// provenance).
-    #[arg(long = "expires-in", value_name = "DAYS")]
-    pub expires_in: Option<u32>,
+    /// When the rules must be looked at again: in DAYS from today, or `never` (no
+    /// `expires` is written). Default: `expires-in:` of vgsupp.yaml, else 90.
+    #[arg(long = "expires-in", value_name = "DAYS|never", value_parser = parse_expiry)]
+    pub expires_in: Option<Expiry>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MatchFormat::Human)]
     pub format: MatchFormat,
@@ -277,6 +324,20 @@ pub struct GenArgs {
     pub num_callers: Option<u32>,
 }
 
+/// `--unknown` values of `gen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UnknownArg {
+    /// Review errors that rest on code vgsupp cannot place.
+    Review,
+    /// Suppress them, as the origin `third-party`.
+    Suppress,
+}
+
+/// `--expires-in DAYS|never`.
+fn parse_expiry(s: &str) -> Result<Expiry, String> {
+    s.parse()
+}
+
 /// `--style` values of `gen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StyleArg {
@@ -288,11 +349,10 @@ pub enum StyleArg {
     Object,
 }
 
-/// `--format` values of `match`.
+/// `--format` values of `match` and `gen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MatchFormat {
-    /// A summary: errors not suppressed, grouped; rules by hits; totals (`--errors`: one
-    /// line per error first).
+    /// For people: a summary of what was found, grouped.
     Human,
     /// The stable JSON contract.
     Json,

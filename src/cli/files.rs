@@ -59,8 +59,10 @@ fn walk(paths: &[PathBuf], globs: &[String], skip_hidden: bool) -> Result<Vec<Pa
             bail!("`{}` is neither a file nor a directory", path.display());
         }
     }
+    // The same file named twice (`run.log ./run.log`, or a directory and a log in it, or a
+    // link to it) is read once: twice would double every count and every rule's hits.
     let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.clone()));
+    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     Ok(out)
 }
 
@@ -85,7 +87,16 @@ pub fn rule_files(args: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<RuleFile>)> {
             }
             continue;
         }
-        for path in collect(std::slice::from_ref(arg), &[])? {
+        let found = collect(std::slice::from_ref(arg), &[])?;
+        if found.is_empty() {
+            // Only a directory can hold none: a file given is always taken.
+            bail!(
+                "`{}`: no suppression files in this directory (files named {})",
+                arg.display(),
+                DEFAULT_GLOBS.join(", ")
+            );
+        }
+        for path in found {
             if seen.insert(path.clone()) {
                 loaded.push(RuleFile {
                     path: display(&path),
@@ -110,9 +121,32 @@ pub const LOG_GLOBS: [&str; 8] = [
 /// `.cache`, `.x.log`) and the directories [`collect`] skips. Only the names decide: a
 /// directory of test artifacts holds sources, binaries and archives too, and reading those
 /// as logs would give warnings or nothing.
+///
+/// A directory that holds no log is an error naming it: a run over nothing would pass
+/// silently.
 pub fn collect_logs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let globs: Vec<String> = LOG_GLOBS.iter().map(|g| (*g).to_owned()).collect();
-    walk(paths, &globs, true)
+    if paths.is_empty() {
+        return walk(paths, &globs, true);
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        let found = walk(std::slice::from_ref(path), &globs, true)?;
+        if found.is_empty() {
+            bail!(
+                "`{}`: no logs in this directory (files named {}; give a log's path to read it \
+                 whatever its name)",
+                path.display(),
+                LOG_GLOBS.join(", ")
+            );
+        }
+        out.extend(found);
+    }
+    // The same file named twice (`run.log ./run.log`, or a directory and a log in it, or a
+    // link to it) is read once: twice would double every count and every rule's hits.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    Ok(out)
 }
 
 fn glob_set(globs: &[String]) -> Result<GlobSet> {
@@ -220,6 +254,36 @@ mod tests {
             names(d, &found),
             ["a.log", "b.xml", "c.txt.gz", "sub/d.out", "sub/e.log.gz"]
         );
+    }
+
+    #[test]
+    fn a_directory_without_logs_or_rules_is_an_error_naming_it() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let d = tmp.path();
+        touch(d, "notes.md");
+        touch(d, "sub/prog.c");
+        let err = collect_logs(&[d.to_path_buf()]).expect_err("no logs");
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with(&format!("`{}`: no logs in this directory", d.display())),
+            "{msg}"
+        );
+        let err = rule_files(&[d.to_path_buf()]).expect_err("no rules");
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with(&format!("`{}`: no suppression files", d.display())),
+            "{msg}"
+        );
+        // With a log (or a rule file) in it, or given beside one, nothing changes: only the
+        // empty directory fails.
+        touch(d, "a.log");
+        assert_eq!(collect_logs(&[d.to_path_buf()]).expect("walk").len(), 1);
+        let empty = d.join("empty");
+        std::fs::create_dir(&empty).expect("mkdir");
+        let err = collect_logs(&[d.join("a.log"), empty.clone()]).expect_err("empty dir");
+        assert!(format!("{err:#}").contains(&empty.display().to_string()));
+        std::fs::write(d.join("r.supp"), b"").expect("write");
+        assert_eq!(rule_files(&[d.to_path_buf()]).expect("rules").0.len(), 1);
     }
 
     #[test]

@@ -31,8 +31,63 @@ pub fn run() -> std::process::ExitCode {
     match commands::dispatch(args, &out) {
         Ok(code) => code.into(),
         Err(err) => {
-            out.error(&format!("{err:#}"));
+            out.error(&causes(&err));
             Exit::Error.into()
         }
+    }
+}
+
+/// An error and its causes on one line, `: `-separated, each stated once: an error whose
+/// message already ends with its cause (`{path}: {source}`, and also returning that
+/// source) would otherwise print the cause twice (`… Is a directory (os error 21): Is a
+/// directory (os error 21)`).
+fn causes(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let said = cause.to_string();
+        if said.is_empty() || text.ends_with(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::causes;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        // What `std::fs::read` of a directory gives, under an error type that prints its
+        // source and also returns it, under a context.
+        #[derive(Debug, thiserror::Error)]
+        #[error("{path}: {source}")]
+        struct Both {
+            path: String,
+            source: std::io::Error,
+        }
+        let io = std::io::Error::from_raw_os_error(21);
+        let shown = io.to_string();
+        let err = anyhow::Error::new(Both {
+            path: "out.supp".to_owned(),
+            source: io,
+        })
+        .context("cannot write `out.supp`");
+        assert_eq!(
+            causes(&err),
+            format!("cannot write `out.supp`: out.supp: {shown}")
+        );
+        assert_eq!(
+            format!("{err:#}").matches(&shown).count(),
+            2,
+            "anyhow's own"
+        );
+        // Distinct causes are all kept.
+        let err = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(causes(&err), "outer: inner");
     }
 }

@@ -12,7 +12,7 @@ use crate::sidecar::Field;
 use crate::supp::Version;
 use crate::yaml::{self, Limits, Map, Node, ReadError, Value};
 
-use super::{Config, Profile, Valued};
+use super::{Config, Expiry, Profile, Valued};
 
 /// Why a config file was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,10 +113,11 @@ pub fn decode(src: &[u8], path: &Path) -> Result<Config, ConfigError> {
                 config.owner = Some(Valued { value: v, line });
             }
             "expires-in" => {
-                config.expires_in = Some(Valued {
-                    value: days(&e.value, line, "expires-in")?,
-                    line,
-                });
+                let text = scalar(&e.value, line, "expires-in", "a number of days or `never`")?;
+                let value = text
+                    .parse::<Expiry>()
+                    .or_else(|why| err(line, format!("`expires-in` must be {why}")))?;
+                config.expires_in = Some(Valued { value, line });
             }
             "sidecar" => sidecar(&e.value, line, &mut config)?,
             "lints" => lints(&e.value, line, &mut config)?,
@@ -256,7 +257,7 @@ fn profiles(n: &Node, line: u32) -> Result<Vec<Valued<Profile>>, ConfigError> {
             return err(
                 at,
                 format!(
-                    "a profile must be a mapping (name, objects, sources), not {}",
+                    "a profile must be a mapping (name, objects, sources, functions), not {}",
                     item.node.kind_name()
                 ),
             );
@@ -265,16 +266,20 @@ fn profiles(n: &Node, line: u32) -> Result<Vec<Valued<Profile>>, ConfigError> {
             name: String::new(),
             objects: Vec::new(),
             sources: Vec::new(),
+            functions: Vec::new(),
         };
         for e in &m.entries {
             match e.key.as_str() {
                 "name" => p.name = scalar(&e.value, e.line, "profiles.name", "a string")?,
                 "objects" => p.objects = globs(&e.value, e.line, "profiles.objects")?,
                 "sources" => p.sources = globs(&e.value, e.line, "profiles.sources")?,
+                "functions" => p.functions = globs(&e.value, e.line, "profiles.functions")?,
                 other => {
                     return err(
                         e.line,
-                        format!("unknown profile key `{other}` (name, objects, sources)"),
+                        format!(
+                            "unknown profile key `{other}` (name, objects, sources, functions)"
+                        ),
                     );
                 }
             }
@@ -292,10 +297,13 @@ fn profiles(n: &Node, line: u32) -> Result<Vec<Valued<Profile>>, ConfigError> {
                 ),
             );
         }
-        if p.objects.is_empty() && p.sources.is_empty() {
+        if p.objects.is_empty() && p.sources.is_empty() && p.functions.is_empty() {
             return err(
                 at,
-                format!("profile `{}` has no `objects` or `sources` globs", p.name),
+                format!(
+                    "profile `{}` has no `objects`, `sources` or `functions` globs",
+                    p.name
+                ),
             );
         }
         if let Some(first) = out.iter().find(|q| q.value.name == p.name) {
@@ -326,7 +334,7 @@ mod tests {
 
     #[test]
     fn every_setting() {
-        let c = read("# project settings\nvalgrind: \"3.19\"\nsuppressions: [\"*.supp\", \"*.valgrind\"]\nfirst-party: \"*/leaky_ext*.so\"\nowner: \"@ml-infra\"\nexpires-in: 90\nsidecar:\n  required: [reason, owner]\n  expiring-within: 30\nlints:\n  VS901: off\n  missing-name: info\nprofiles:\n  - name: vendor-blas\n    objects: [\"*/libvendorblas*.so*\"]\n    sources: [\"*/vendorblas/*\"]\nfuture-setting: 1\n").expect("reads");
+        let c = read("# project settings\nvalgrind: \"3.19\"\nsuppressions: [\"*.supp\", \"*.valgrind\"]\nfirst-party: \"leaky_ext*.so\"\nowner: \"@ml-infra\"\nexpires-in: 90\nsidecar:\n  required: [reason, owner]\n  expiring-within: 30\nlints:\n  VS901: off\n  missing-name: info\nprofiles:\n  - name: vendor-blas\n    objects: [\"*/libvendorblas*.so*\"]\n    sources: [\"*/vendorblas/*\"]\nfuture-setting: 1\n").expect("reads");
         assert_eq!(
             c.valgrind.as_ref().map(|v| (v.value.to_string(), v.line)),
             Some(("3.19".into(), 2))
@@ -337,9 +345,12 @@ mod tests {
         );
         assert_eq!(
             c.first_party.as_ref().map(|v| v.value.clone()),
-            Some(vec!["*/leaky_ext*.so".into()])
+            Some(vec!["leaky_ext*.so".into()])
         );
-        assert_eq!(c.expires_in.as_ref().map(|v| v.value), Some(90));
+        assert_eq!(
+            c.expires_in.as_ref().map(|v| v.value),
+            Some(Expiry::Days(90))
+        );
         assert_eq!(
             c.required.as_ref().map(|v| v.value.clone()),
             Some(vec![Field::Reason, Field::Owner])
@@ -359,6 +370,7 @@ mod tests {
                 name: "vendor-blas".into(),
                 objects: vec!["*/libvendorblas*.so*".into()],
                 sources: vec!["*/vendorblas/*".into()],
+                functions: Vec::new(),
             }
         );
         assert_eq!(c.profiles[0].line, 14);
@@ -379,6 +391,25 @@ mod tests {
     }
 
     #[test]
+    fn expires_in_is_days_or_never() {
+        let c = read("expires-in: never\n").expect("reads");
+        assert_eq!(c.expires_in.map(|v| v.value), Some(Expiry::Never));
+        let c = read("expires-in: \"30\"\n").expect("reads");
+        assert_eq!(c.expires_in.map(|v| v.value), Some(Expiry::Days(30)));
+        assert_eq!(
+            error("expires-in: soon\n"),
+            "line 1: `expires-in` must be a number of days or `never`, not `soon`"
+        );
+        // Too far to be a date (it used to become `never` without a word).
+        let c = read("expires-in: 36500\n").expect("reads");
+        assert_eq!(c.expires_in.map(|v| v.value), Some(Expiry::Days(36_500)));
+        assert_eq!(
+            error("expires-in: 3000000\n"),
+            "line 1: `expires-in` must be a number of days up to 36500 (100 years) or `never`, not `3000000`"
+        );
+    }
+
+    #[test]
     fn errors_name_the_line() {
         assert_eq!(
             error("valgrind: 4.0\n"),
@@ -394,7 +425,7 @@ mod tests {
         );
         assert_eq!(
             error("expires-in: -3\n"),
-            "line 1: `expires-in` must be a number of days, not `-3`"
+            "line 1: `expires-in` must be a number of days or `never`, not `-3`"
         );
         assert_eq!(
             error("sidecar:\n  required: [reason, colour]\n"),

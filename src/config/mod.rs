@@ -10,9 +10,9 @@
 //! ```yaml
 //! valgrind: "3.19"                   # the target release (check, match)
 //! suppressions: ["*.supp", "*.sup"]  # file names taken from directories (check, fmt)
-//! first-party: ["*/my_ext*.so"]      # objects that are ours (gen)
+//! first-party: ["*my_ext*.so"]      # objects that are ours (gen)
 //! owner: "@ml-infra"                 # default owner of generated rules (gen)
-//! expires-in: 90                     # default expiry of generated rules, in days (gen)
+//! expires-in: 90                     # expiry of generated rules: days, or never (gen; default 90)
 //! sidecar:
 //!   required: [reason, owner]        # fields every rule's entry must have (check, VS406)
 //!   expiring-within: 14              # days of notice before expiry (check, VS404)
@@ -30,6 +30,7 @@ pub mod discover;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use crate::lint::severity::Severities;
 use crate::sidecar::Field;
@@ -58,8 +59,8 @@ pub struct Layer {
     pub first_party: Option<Vec<String>>,
     /// Default owner of generated rules.
     pub owner: Option<String>,
-    /// Default expiry of generated rules, in days.
-    pub expires_in: Option<u32>,
+    /// Expiry of generated rules.
+    pub expires_in: Option<Expiry>,
     /// Fields every rule's sidecar entry must have.
     pub required: Option<Vec<Field>>,
     /// Days of notice before a rule expires.
@@ -77,6 +78,8 @@ pub struct Profile {
     pub objects: Vec<String>,
     /// Globs on source file paths (for frames a text log prints without their object).
     pub sources: Vec<String>,
+    /// Globs on function names (mangled, C, or as displayed).
+    pub functions: Vec<String>,
 }
 
 /// `vgsupp.yaml` as written.
@@ -93,7 +96,7 @@ pub struct Config {
     /// `owner:`.
     pub owner: Option<Valued<String>>,
     /// `expires-in:`.
-    pub expires_in: Option<Valued<u32>>,
+    pub expires_in: Option<Valued<Expiry>>,
     /// `sidecar.required:`.
     pub required: Option<Valued<Vec<Field>>>,
     /// `sidecar.expiring-within:`.
@@ -158,12 +161,13 @@ pub struct Resolved {
     pub valgrind: Setting<Version>,
     /// Suppression-file name globs (default `*.supp`, `*.sup`).
     pub suppressions: Setting<Vec<String>>,
-    /// First-party object globs (default: everything under the project directory).
+    /// First-party globs on objects and sources (default: everything under the project
+    /// directory).
     pub first_party: Setting<Vec<String>>,
     /// Default owner of generated rules (default: none).
     pub owner: Setting<Option<String>>,
-    /// Default expiry of generated rules in days (default: none).
-    pub expires_in: Setting<Option<u32>>,
+    /// Expiry of generated rules (default: [`DEFAULT_EXPIRES_IN`] days).
+    pub expires_in: Setting<Expiry>,
     /// Fields every sidecar entry must have (default: `reason`).
     pub required: Setting<Vec<Field>>,
     /// Days of notice before expiry (default: 14).
@@ -184,6 +188,70 @@ pub const DEFAULT_SUPPRESSIONS: [&str; 2] = ["*.supp", "*.sup"];
 
 /// The default notice before expiry, in days.
 pub const DEFAULT_EXPIRING_WITHIN: u32 = 14;
+
+/// In how many days from their creation generated rules expire by default: a rule that
+/// hides third-party noise is looked at again each quarter, when the library it hides may
+/// have been fixed.
+pub const DEFAULT_EXPIRES_IN: u32 = 90;
+
+/// The longest expiry in days (100 years): beyond it a date is no promise to look again,
+/// and `never` says so honestly.
+pub const MAX_EXPIRES_IN: u32 = 36_500;
+
+/// When generated rules expire (`--expires-in`, `expires-in:`): so many days after they
+/// are created, or never (no `expires` is written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expiry {
+    /// This many days after creation.
+    Days(u32),
+    /// Never.
+    Never,
+}
+
+impl Expiry {
+    /// The number of days, `None` for [`Expiry::Never`].
+    #[must_use]
+    pub const fn days(self) -> Option<u32> {
+        match self {
+            Self::Days(d) => Some(d),
+            Self::Never => None,
+        }
+    }
+}
+
+impl Default for Expiry {
+    fn default() -> Self {
+        Self::Days(DEFAULT_EXPIRES_IN)
+    }
+}
+
+impl FromStr for Expiry {
+    type Err = String;
+
+    /// `never`, or a number of days (digits only).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "never" {
+            return Ok(Self::Never);
+        }
+        match s.parse::<u32>() {
+            Ok(d) if d > MAX_EXPIRES_IN => Err(format!(
+                "a number of days up to {MAX_EXPIRES_IN} (100 years) or `never`, not `{s}`"
+            )),
+            Ok(d) if s.bytes().all(|b| b.is_ascii_digit()) => Ok(Self::Days(d)),
+            _ => Err(format!("a number of days or `never`, not `{s}`")),
+        }
+    }
+}
+
+impl fmt::Display for Expiry {
+    /// As written on the command line: `90`, `never`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Days(d) => write!(f, "{d}"),
+            Self::Never => f.write_str("never"),
+        }
+    }
+}
 
 impl Resolved {
     /// Layer `flags` over `config` over the defaults. `cwd` is the project directory when
@@ -211,19 +279,12 @@ impl Resolved {
             v.map(|v| (&v.value, v.line))
         }
         let c = config;
-        let first_party_default =
-            vec![format!("{}/*", globset::escape(&project.to_string_lossy()))];
-        let optional = |s: Setting<u32>| Setting {
-            value: Some(s.value),
-            origin: s.origin,
-        };
-        let expires_in = match (flags.expires_in, c.and_then(|c| c.expires_in.as_ref())) {
-            (None, None) => Setting {
-                value: None,
-                origin: Origin::Default,
-            },
-            (f, v) => optional(pick(f.as_ref(), file(v), 0)),
-        };
+        let first_party_default = crate::origin::FirstParty::project(&project).globs;
+        let expires_in = pick(
+            flags.expires_in.as_ref(),
+            file(c.and_then(|c| c.expires_in.as_ref())),
+            Expiry::default(),
+        );
         let owner = match (&flags.owner, c.and_then(|c| c.owner.as_ref())) {
             (None, None) => Setting {
                 value: None,
@@ -311,9 +372,10 @@ impl Resolved {
             ),
             format!(
                 "expires-in = {} ({})",
-                self.expires_in
-                    .value
-                    .map_or_else(|| "none".to_owned(), |d| format!("{d} days")),
+                match self.expires_in.value {
+                    Expiry::Days(d) => format!("{d} days"),
+                    Expiry::Never => "never".to_owned(),
+                },
                 from(&self.expires_in.origin)
             ),
             format!(
@@ -361,11 +423,12 @@ mod tests {
         assert_eq!(r.owner.value.as_deref(), Some("@team"));
         assert_eq!(r.expiring_within.value, 30);
         assert_eq!(r.expiring_within.origin, Origin::Config(5));
-        assert_eq!(r.expires_in.value, None);
+        assert_eq!(r.expires_in.value, Expiry::Days(DEFAULT_EXPIRES_IN));
+        assert_eq!(r.expires_in.origin, Origin::Default);
         assert_eq!(r.required.value, [Field::Reason]);
         assert_eq!(r.required.origin, Origin::Default);
         assert_eq!(r.project, PathBuf::from("/p"));
-        assert_eq!(r.first_party.value, ["/p/*"]);
+        assert_eq!(r.first_party.value, ["/p/**"]);
         assert!(r.describe()[0].starts_with("valgrind = 3.22 (flag)"));
         assert_eq!(
             r.describe()[1],
@@ -377,7 +440,7 @@ mod tests {
         let none = Resolved::resolve(&Layer::default(), None, Path::new("/w[1]"));
         assert_eq!(none.valgrind.value, Version::default());
         assert_eq!(none.suppressions.value, DEFAULT_SUPPRESSIONS);
-        assert_eq!(none.first_party.value, ["/w[[]1[]]/*"]);
+        assert_eq!(none.first_party.value, ["/w[[]1[]]/**"]);
         assert_eq!(none.config, None);
     }
 
@@ -394,11 +457,13 @@ mod tests {
                     name: "vendor".into(),
                     objects: vec!["*/libv*.so*".into()],
                     sources: Vec::new(),
+                    functions: Vec::new(),
                 },
                 Profile {
                     name: "tools".into(),
                     objects: Vec::new(),
                     sources: vec!["*/tools/*".into()],
+                    functions: Vec::new(),
                 },
             ]
         );

@@ -15,7 +15,7 @@
 //! * any other C name without a leading `_`, outside CPython, and not a GCC clone
 //!   (`.isra.0`, `.part.1`: clones are made of static functions).
 
-use super::classify::{Classifier, OriginId};
+use crate::origin::{Classifier, OriginId};
 
 /// Whether `name` (the matcher's name: mangled or C) of a frame of `origin` is a stable API
 /// frame to anchor a rule at.
@@ -84,9 +84,9 @@ mod tests {
 
     #[test]
     fn api_frames() {
-        let c = Classifier::new(&[], &[]).expect("compiles");
-        let python = c.object(b"/usr/lib/libpython3.11.so.1.0");
-        let cuda = c.object(b"/usr/lib/libcuda.so.1");
+        let c = crate::origin::classify::test_classifier(&[]);
+        let python = c.object(b"/usr/lib/libpython3.11.so.1.0").origin();
+        let cuda = c.object(b"/usr/lib/libcuda.so.1").origin();
         let api = |o, n: &str| is_api(&c, o, n.as_bytes());
         assert!(api(cuda, "cuInit"));
         assert!(api(cuda, "cudaGetDeviceCount"));
@@ -114,8 +114,10 @@ mod tests {
             "_Z41__static_initialization_and_destruction_0ii"
         ));
         // std:: templates: API of libstdc++ only.
-        let torch = c.object(b"/x/torch/lib/libtorch_cpu.so");
-        let libstdcxx = c.object(b"/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
+        let torch = c.object(b"/x/torch/lib/libtorch_cpu.so").origin();
+        let libstdcxx = c
+            .object(b"/usr/lib/x86_64-linux-gnu/libstdc++.so.6")
+            .origin();
         assert!(!api(torch, "_ZNSt10_HashtableIiiE9_M_rehashEmRKm"));
         assert!(api(libstdcxx, "_ZNSt6locale5_ImplC2Em"));
     }

@@ -15,13 +15,13 @@
 //! to be first-party), so that a rule cannot take a first-party allocation or access.
 
 use super::anchor::is_api;
-use super::classify::{Classifier, OriginId, THIRD_PARTY_ID};
 use super::frames::{FrameFacts, Obj};
 use super::generalise::{anchor_glob, demangled_operator, fun_glob, object_glob};
 use crate::logs::record::ErrorRecord;
 use crate::matcher::Truth;
 use crate::matcher::rule::Pattern;
 use crate::matcher::wildcard::Glob;
+use crate::origin::{Classifier, OriginId, THIRD_PARTY_ID};
 use crate::supp::kinds::Tool;
 use crate::supp::model::LeakKind;
 
@@ -464,21 +464,12 @@ pub fn exact_frames(frames: &[FrameFacts<'_>]) -> ExactStack {
     }
 }
 
-/// The origin a rule is named after: that of its first frame below the allocator (`p`),
-/// or, for code no profile claims, the first claimed origin below it.
-fn origin_of(frames: &[FrameFacts<'_>], p: usize) -> OriginId {
-    let own = frames[p].origin;
-    if own != THIRD_PARTY_ID {
-        return own;
-    }
-    frames
-        .iter()
-        .skip(p + 1)
-        .take(ANCHOR_WINDOW)
-        .take_while(|f| f.first_party == Truth::No)
-        .map(|f| f.origin)
-        .find(|o| *o != THIRD_PARTY_ID)
-        .unwrap_or(THIRD_PARTY_ID)
+/// The origin a rule is named after: that of its first frame below the allocator (`p`).
+/// Code no profile claims (only written with `--unknown suppress`) is named after the
+/// catch-all `third-party`, never after a library further down: those frames are not
+/// that library's.
+const fn origin_of(frames: &[FrameFacts<'_>], p: usize) -> OriginId {
+    frames[p].origin
 }
 
 /// The rule's record, named `name`, with leak kinds `kinds` for a `Leak` rule.
@@ -566,11 +557,21 @@ mod tests {
 ==12215== \n\
 {\n   <insert_a_suppression_name_here>\n   Memcheck:Leak\n   match-leak-kinds: definite\n   fun:calloc\n   obj:*\n   obj:*\n   obj:/home/dev/cu12rt/nvidia/cuda_runtime/lib/libcudart.so.12\n   obj:/home/dev/cu12rt/nvidia/cuda_runtime/lib/libcudart.so.12\n   fun:__pthread_once_slow\n   obj:/home/dev/cu12rt/nvidia/cuda_runtime/lib/libcudart.so.12\n   obj:/home/dev/cu12rt/nvidia/cuda_runtime/lib/libcudart.so.12\n   fun:cudaGetErrorString\n   fun:main\n}\n";
 
+    /// The rule `build` makes, unknown code opted in as third-party (`--unknown suppress`):
+    /// by default an error whose first frame cannot be placed gets no rule at all.
     fn built(log: &str, style: Style, fp: &[&str]) -> (Result<Built, NoRule>, MatchInput) {
+        built_with(log, style, fp, crate::origin::UnknownCode::Suppress)
+    }
+
+    fn built_with(
+        log: &str,
+        style: Style,
+        fp: &[&str],
+        unknown: crate::origin::UnknownCode,
+    ) -> (Result<Built, NoRule>, MatchInput) {
         let err = first_error(log);
         let input = MatchInput::from_record(&err, false);
-        let c = Classifier::new(&fp.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), &[])
-            .expect("compiles");
+        let c = crate::origin::classify::test_classifier_with(fp, unknown);
         let procs = ProcessObjects::default();
         let frames = of_error(&err, &input, &procs, &c, &mut Cache::default());
         let built = build(&err, Tool::Memcheck, &frames, style, &c);
@@ -579,7 +580,7 @@ mod tests {
 
     #[test]
     fn unloaded_driver_frames_collapse_and_the_rule_stops_at_the_runtime_api() {
-        let (b, input) = built(CUDART, Style::Anchored, &["*/leaky_ext*"]);
+        let (b, input) = built(CUDART, Style::Anchored, &["leaky_ext*"]);
         let b = b.expect("a rule");
         assert_eq!(
             lines(&b.shape),
@@ -659,14 +660,38 @@ mod tests {
 ==1==    by 0xCB5A: dangerous_function() (leaky_ext.cpp:11)\n\
 ==1== \n";
         assert_eq!(
-            built(log, Style::Anchored, &["*/leaky_ext*"]).0.err(),
+            built(log, Style::Anchored, &["leaky_ext*"]).0.err(),
             Some(NoRule::FirstParty)
         );
-        // Not declared first-party, but a demangled-only frame with a hidden object and
-        // nothing below it: nothing can be named.
+        // Not declared first-party, but a frame no profile claims: possibly the user's.
+        assert_eq!(
+            built_with(
+                log,
+                Style::Anchored,
+                &[],
+                crate::origin::UnknownCode::Review
+            )
+            .0
+            .err(),
+            Some(NoRule::FirstParty)
+        );
+        // Opted in: a demangled-only frame with a hidden object and nothing below it:
+        // nothing can be named.
         assert_eq!(
             built(log, Style::Anchored, &[]).0.err(),
             Some(NoRule::NoPin)
+        );
+        // Unknown code is never pinned by default: a `???` first frame gets no rule.
+        assert_eq!(
+            built_with(
+                CUDART,
+                Style::Anchored,
+                &[],
+                crate::origin::UnknownCode::Review
+            )
+            .0
+            .err(),
+            Some(NoRule::FirstParty)
         );
     }
 

@@ -3,19 +3,19 @@
 //! each error gets its frames classified, a verdict and, when it is to be suppressed, a
 //! candidate rule that surely matches it.
 //!
-//! Memory: one [`Row`] per error and one entry per distinct candidate; the matcher input is
-//! kept only for errors that are kept or reviewed (what the guarantee and the report
-//! check rules against). A suppressed error also keeps its exact stack, as ids of
-//! distinct frame lines (4 bytes a frame), for the rare rule that must be made narrower:
-//! cheaper than reading the log again.
+//! Memory: one [`Row`] per error and one entry per distinct candidate; every error's
+//! matcher input, its frames interned ([`InputStore`]: the guarantee checks rules against
+//! every kept and reviewed error, and a suppressed one may become reviewed). A suppressed
+//! error also keeps its exact stack, as ids of distinct frame lines (4 bytes a frame), for
+//! the rare rule that must be made narrower: cheaper than reading the log again.
 
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
 use super::candidate::{self, Built, ExactStack, Kinds, NoRule, Pat, Shape, kind_bit};
-use super::classify::OriginId;
 use super::frames::{self, Cache, ProcessObjects};
+use super::inputs::InputStore;
 use super::provenance::LogFacts;
 use super::verdict::{self, Reason, Verdict};
 use super::{Generator, Row};
@@ -23,6 +23,7 @@ use crate::logs::record::{ErrorRecord, LogFormat, LogItem};
 use crate::matcher::rule::Pattern;
 use crate::matcher::stack::stack_matches;
 use crate::matcher::{MatchInput, Truth};
+use crate::origin::{OriginId, Party};
 use crate::replay::options::RunOptions;
 use crate::replay::{Event, LogReplay, ReplayError, ReplayOptions};
 use crate::supp::kinds::Tool;
@@ -53,17 +54,6 @@ pub struct RowCands {
     pub finer: Option<u32>,
 }
 
-/// An error whose matcher input is kept (kept and reviewed errors).
-#[derive(Debug, Clone)]
-pub struct Held {
-    /// Its row (index into [`LogPart::rows`]).
-    pub row: usize,
-    /// Its tool.
-    pub tool: Tool,
-    /// What the matcher compares rules with.
-    pub input: MatchInput,
-}
-
 /// What one log gave.
 #[derive(Debug, Default)]
 pub struct LogPart {
@@ -75,8 +65,8 @@ pub struct LogPart {
     pub cands: Vec<Option<RowCands>>,
     /// Its candidates.
     pub table: Vec<LocalCand>,
-    /// Matcher inputs of kept and reviewed errors.
-    pub held: Vec<Held>,
+    /// Every row's matcher input (what the guarantee checks rules against).
+    pub inputs: InputStore,
     /// Warnings (the reader's and the replay's), with the log's line.
     pub warnings: Vec<(Option<u64>, String)>,
     /// The distinct frame lines of the exact stacks.
@@ -108,9 +98,6 @@ impl LogPart {
 
 /// At most this many warnings are kept per log.
 const MAX_WARNINGS: usize = 50;
-/// At most this many reviewed errors keep their matcher input (to say which rule would
-/// hide them).
-const MAX_HELD_REVIEW: usize = 10_000;
 
 /// Per-process facts gathered from items (not errors).
 #[derive(Default)]
@@ -143,6 +130,7 @@ impl Procs {
                 let procs = self.map.entry(*pid).or_default();
                 if generator.classifier.object_is_first_party(path) {
                     procs.first_party_loaded = true;
+                    facts.first_party_loaded(path);
                 }
                 facts.object(path);
             }
@@ -183,7 +171,6 @@ struct State {
     compiled: Vec<Option<Vec<Pattern>>>,
     /// Rows waiting for the `-s` rules' verdict, in log order.
     pending: VecDeque<usize>,
-    held_review: usize,
     /// Exact-stack lines, interned.
     line_index: FxHashMap<Box<[u8]>, u32>,
     /// Objects' line ids (their glob is made once).
@@ -222,7 +209,6 @@ impl<'g> Collector<'g> {
                 index: FxHashMap::default(),
                 compiled: Vec::new(),
                 pending: VecDeque::new(),
-                held_review: 0,
                 line_index: FxHashMap::default(),
                 object_lines: FxHashMap::default(),
                 scratch: Vec::new(),
@@ -288,6 +274,13 @@ impl State {
                 let Some(row) = self.pending.pop_front() else {
                     return;
                 };
+                if e.suppressed == Truth::Unknown {
+                    // A `-s` rule may hide it: said for kept and reviewed errors; a
+                    // suppressed one still gets its own rule.
+                    let r = &mut self.part.rows[row];
+                    r.existing_maybe = e.likely.or_else(|| e.possible.first().copied());
+                    return;
+                }
                 if e.suppressed != Truth::Yes {
                     return;
                 }
@@ -338,10 +331,23 @@ impl State {
             })
             .collect();
         for fr in f.iter().chain(origins.iter().flatten()) {
-            match fr.first_party {
-                Truth::Yes => self.part.facts.first_party_frames += 1,
-                Truth::Unknown => self.part.facts.undecided_frames += 1,
-                Truth::No => {}
+            match fr.party {
+                Party::First => self.part.facts.first_party_frames += 1,
+                Party::Unknown(why) => {
+                    self.part.facts.undecided_frames += 1;
+                    // What a user may name: the object no profile claims, else the source.
+                    let name = match (why, fr.obj, fr.file) {
+                        (
+                            crate::origin::Unplaced::Unclaimed,
+                            frames::Obj::Shown(p) | frames::Obj::Missing(Some(p)),
+                            _,
+                        )
+                        | (_, _, Some(p)) => crate::origin::glob::last_component(p),
+                        _ => b"???",
+                    };
+                    self.part.facts.unplaced(why, name);
+                }
+                Party::Third(_) => {}
             }
         }
         let mut d = verdict::decide(err, &f, &origins);
@@ -360,21 +366,7 @@ impl State {
         }
         let row = self.part.rows.len();
         self.part.facts.errors += 1;
-        let hold = match d.verdict {
-            Verdict::Keep => true,
-            Verdict::Review => {
-                self.held_review += 1;
-                self.held_review <= MAX_HELD_REVIEW
-            }
-            Verdict::Suppress => false,
-        };
-        if hold {
-            self.part.held.push(Held {
-                row,
-                tool,
-                input: input.clone(),
-            });
-        }
+        self.part.inputs.push(tool, input);
         self.part.rows.push(Row {
             log,
             line: err.line,
@@ -389,6 +381,7 @@ impl State {
             location: d.location,
             function: d.function,
             existing: None,
+            existing_maybe: None,
             rule: None,
         });
         let exact = cands.is_some().then(|| self.exact_stack(&f));

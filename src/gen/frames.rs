@@ -1,13 +1,12 @@
 //! One error's frames as `gen` needs them: what the matcher sees of each frame (the names
-//! a rule can use), what the log prints (for reports), and each frame's origin and whether
-//! it is first-party (three-valued: a text log may hide the object of a frame).
+//! a rule can use), what the log prints (for reports), and whose code each frame is
+//! ([`crate::origin`]: first-party, claimed by a profile, or unknown).
 
-use rustc_hash::FxHashMap;
-
-use super::classify::{ALLOCATOR_ID, Classifier, FIRST_PARTY_ID, OriginId, THIRD_PARTY_ID};
 use crate::logs::record::ErrorRecord;
 use crate::matcher::input::{InputFrame, Known};
 use crate::matcher::{MatchInput, Truth};
+pub use crate::origin::Cache;
+use crate::origin::{ALLOCATOR_ID, Classifier, FrameSeen, ObjectSeen, OriginId, Party};
 
 /// What the log shows of a frame's object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,9 +39,12 @@ pub struct FrameFacts<'a> {
     pub file: Option<&'a [u8]>,
     /// Source line.
     pub line: Option<u32>,
-    /// Its origin.
+    /// Whose code it is.
+    pub party: Party,
+    /// Its origin ([`Party::origin`]).
     pub origin: OriginId,
-    /// Whether it is first-party.
+    /// Whether it is first-party ([`Party::first_party`]: `No` only for code a profile
+    /// claims).
     pub first_party: Truth,
     /// A third-party function that allocates for its caller (`strdup`, ld.so's `calloc`):
     /// see [`FrameFacts::allocates`].
@@ -128,6 +130,21 @@ impl FrameFacts<'_> {
         )
     }
 
+    /// A frame every stack of the process passes through whoever's code is above it: the
+    /// start-up code below `main`, and a `main` a profile claims (CPython's). A first-party
+    /// `main`, or one nothing places, is code like any other: a library it calls directly
+    /// may be allocating for it.
+    #[must_use]
+    pub fn is_shared_entry(&self) -> bool {
+        match self.fun.or(self.shown) {
+            Some(b"main") => self.first_party == Truth::No,
+            Some(n) => {
+                n == b"(below main)" || n.starts_with(b"_start") || n.starts_with(b"__libc_start")
+            }
+            None => false,
+        }
+    }
+
     /// `file:line`, when the frame has a source line.
     #[must_use]
     pub fn location(&self) -> Option<String> {
@@ -159,55 +176,6 @@ impl ProcessObjects {
     }
 }
 
-/// Classification results by name, kept across the errors of a log (a log names the same
-/// few hundred objects and source files millions of times).
-#[derive(Default)]
-pub struct Cache {
-    objects: FxHashMap<Box<[u8]>, OriginId>,
-    /// By directory, a NUL and the file (no path holds a NUL).
-    sources: FxHashMap<Box<[u8]>, super::classify::SourceClass>,
-    key: Vec<u8>,
-    functions: FxHashMap<Box<[u8]>, Option<OriginId>>,
-}
-
-impl Cache {
-    fn object(&mut self, c: &Classifier, path: &[u8]) -> OriginId {
-        if let Some(o) = self.objects.get(path) {
-            return *o;
-        }
-        let o = c.object(path);
-        self.objects.insert(path.into(), o);
-        o
-    }
-
-    fn source(
-        &mut self,
-        c: &Classifier,
-        dir: Option<&[u8]>,
-        file: &[u8],
-    ) -> super::classify::SourceClass {
-        self.key.clear();
-        self.key.extend_from_slice(dir.unwrap_or_default());
-        self.key.push(0);
-        self.key.extend_from_slice(file);
-        if let Some(s) = self.sources.get(&self.key[..]) {
-            return *s;
-        }
-        let s = c.source(dir, file);
-        self.sources.insert(self.key.as_slice().into(), s);
-        s
-    }
-
-    fn function(&mut self, c: &Classifier, name: &[u8]) -> Option<OriginId> {
-        if let Some(o) = self.functions.get(name) {
-            return *o;
-        }
-        let o = c.function(name);
-        self.functions.insert(name.into(), o);
-        o
-    }
-}
-
 /// The frames of a stack (the error's own, or an aux/origin stack printed with it) as the
 /// matcher input `input` and the printed `stack` show them.
 #[must_use]
@@ -219,7 +187,7 @@ pub fn of_error<'a>(
     cache: &mut Cache,
 ) -> Vec<FrameFacts<'a>> {
     let aligned = input.frames.len() == err.stack.len();
-    input
+    let mut frames: Vec<FrameFacts<'a>> = input
         .frames
         .iter()
         .enumerate()
@@ -227,7 +195,51 @@ pub fn of_error<'a>(
             let printed = if aligned { err.stack.get(i) } else { None };
             facts(inf, printed, procs, classifier, cache)
         })
-        .collect()
+        .collect();
+    // A bad system-call argument is raised in the C library's stub for that call: the code
+    // whose argument it is lies below, so the stub counts with the allocator frames.
+    if err.kind == "Param"
+        && let Some(param) = &err.param
+    {
+        let call = &param[..param.iter().position(|&b| b == b'(').unwrap_or(param.len())];
+        for f in frames.iter_mut() {
+            if !is_syscall_stub(f, call) {
+                break;
+            }
+            f.wrapper = true;
+        }
+    }
+    frames
+}
+
+/// Whether a frame is the C library's stub for the system call `call` (`ioctl`,
+/// `__GI___ioctl`, `syscall`, the cancellation wrappers, or code of `syscall-template.S`).
+fn is_syscall_stub(f: &FrameFacts<'_>, call: &[u8]) -> bool {
+    let name = f.fun.or(f.shown).map(|n| {
+        let n = &n[..n.iter().position(|&b| b == b'@').unwrap_or(n.len())];
+        let n = n.strip_prefix(b"__GI_").unwrap_or(n);
+        let n = n.strip_prefix(b"__libc_").unwrap_or(n);
+        n.strip_prefix(b"__").unwrap_or(n)
+    });
+    let by_name = name.is_some_and(|n| {
+        !call.is_empty() && n == call
+            || matches!(
+                n,
+                b"syscall"
+                    | b"syscall_cancel"
+                    | b"syscall_cancel_arch"
+                    | b"internal_syscall_cancel"
+            )
+    });
+    let by_source = f.file.is_some_and(|file| {
+        let base = file.rsplit(|&b| b == b'/').next().unwrap_or(file);
+        matches!(
+            base,
+            b"syscall-template.S" | b"syscall_cancel.S" | b"syscall.S"
+        )
+    });
+    // A first-party function of that name is the user's code, not the stub.
+    (by_name || by_source) && f.first_party != Truth::Yes
 }
 
 /// The frames of a printed stack alone (aux and origin stacks have no matcher input): the
@@ -251,8 +263,8 @@ pub fn of_stack<'a>(
                 }
                 _ => Obj::Hidden,
             };
-            let (origin, first_party) =
-                classify(obj, None, f.dir, f.file, f.fun, procs, classifier, cache);
+            let party = place(obj, None, f.dir, f.file, f.fun, classifier, cache);
+            let first_party = party.first_party();
             FrameFacts {
                 fun: None,
                 shown: f.fun,
@@ -261,7 +273,8 @@ pub fn of_stack<'a>(
                 dir: f.dir,
                 file: f.file,
                 line: f.line,
-                origin,
+                party,
+                origin: party.origin(),
                 first_party,
                 wrapper: first_party == Truth::No && f.fun.is_some_and(is_wrapper),
                 own_source: own_source(first_party, obj, f.dir, f.file, classifier, cache),
@@ -295,16 +308,8 @@ fn facts<'a>(
         Known::Demangled { .. } | Known::Unknown => (Obj::Hidden, None),
     };
     let (dir, file, line) = printed.map_or((None, None, None), |f| (f.dir, f.file, f.line));
-    let (origin, first_party) = classify(
-        obj,
-        one_of,
-        dir,
-        file,
-        fun.or(shown),
-        procs,
-        classifier,
-        cache,
-    );
+    let party = place(obj, one_of, dir, file, fun.or(shown), classifier, cache);
+    let first_party = party.first_party();
     FrameFacts {
         fun,
         shown,
@@ -313,7 +318,8 @@ fn facts<'a>(
         dir,
         file,
         line,
-        origin,
+        party,
+        origin: party.origin(),
         first_party,
         wrapper: first_party == Truth::No && fun.or(shown).is_some_and(is_wrapper),
         own_source: own_source(first_party, obj, dir, file, classifier, cache),
@@ -338,65 +344,30 @@ fn own_source(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn classify(
+/// [`Classifier::place`] on what the log shows of a frame.
+fn place(
     obj: Obj<'_>,
     one_of: Option<&[Vec<u8>]>,
     dir: Option<&[u8]>,
     file: Option<&[u8]>,
-    name: Option<&[u8]>,
-    procs: &ProcessObjects,
+    function: Option<&[u8]>,
     classifier: &Classifier,
     cache: &mut Cache,
-) -> (OriginId, Truth) {
-    let by_name = |cache: &mut Cache| {
-        name.and_then(|n| cache.function(classifier, n))
-            .unwrap_or(THIRD_PARTY_ID)
+) -> Party {
+    let object = match obj {
+        Obj::Shown(p) => ObjectSeen::Shown(p),
+        Obj::Hidden => ObjectSeen::Hidden(one_of),
+        Obj::Missing(p) => ObjectSeen::Missing(p),
     };
-    match obj {
-        Obj::Shown(path) | Obj::Missing(Some(path)) => {
-            let o = cache.object(classifier, path);
-            (o, Truth::of(o == FIRST_PARTY_ID))
-        }
-        // No object at all: no evidence of first-party code (an extension is never
-        // unloaded by CPython; code outside every object is JIT or a stub).
-        Obj::Missing(None) => (by_name(cache), Truth::No),
-        Obj::Hidden => {
-            let src = file.map(|f| cache.source(classifier, dir, f));
-            if src.is_some_and(|s| s.first_party == Truth::Yes) {
-                return (FIRST_PARTY_ID, Truth::Yes);
-            }
-            let first_party = match src.map(|s| s.first_party) {
-                Some(Truth::No) => Truth::No,
-                // Every object loaded is listed and none is first-party.
-                _ if procs.loads_listed && !procs.first_party_loaded => Truth::No,
-                // The objects it may be in, when the log narrows them down.
-                _ => match one_of {
-                    Some(set)
-                        if set
-                            .iter()
-                            .all(|p| cache.object(classifier, p) != FIRST_PARTY_ID) =>
-                    {
-                        Truth::No
-                    }
-                    _ => Truth::Unknown,
-                },
-            };
-            // A few candidate objects of one origin name it (a large set never agrees, and
-            // classifying it costs more than it tells).
-            let agreed = one_of.filter(|set| set.len() <= 8).and_then(|set| {
-                let first = cache.object(classifier, set.first()?);
-                set.iter()
-                    .all(|p| cache.object(classifier, p) == first)
-                    .then_some(first)
-            });
-            let origin = src
-                .and_then(|s| s.origin)
-                .or(agreed)
-                .unwrap_or_else(|| by_name(cache));
-            (origin, first_party)
-        }
-    }
+    classifier.place(
+        &FrameSeen {
+            object,
+            dir,
+            file,
+            function,
+        },
+        cache,
+    )
 }
 
 #[cfg(test)]
@@ -421,11 +392,13 @@ mod tests {
 ==1==    by 0x6000: ???\n\
 ==1== \n";
 
+    use crate::origin::classify::test_classifier as classifier;
+
     #[test]
     fn objects_sources_and_names() {
         let err = &errors(LOG)[0];
         let input = MatchInput::from_record(err, false);
-        let c = Classifier::new(&["*/leaky_ext*".into()], &[]).expect("compiles");
+        let c = classifier(&["leaky_ext*"]);
         let mut procs = ProcessObjects::default();
         procs.unloaded.push((
             0x5000,
@@ -444,16 +417,17 @@ mod tests {
         assert_eq!(f[1].first_party, Truth::Yes);
         assert_eq!(f[1].location().as_deref(), Some("leaky_ext.cpp:11"));
         assert_eq!(f[1].obj, Obj::Hidden);
-        // pybind11's header compiled into the extension: the name glob decides it is not
-        // first-party; the function name does not suggest a built-in origin.
+        // pybind11's header compiled into the extension: its object is hidden, and neither
+        // its source nor its function is claimed by a profile: unknown.
         assert_eq!(
-            (f[2].first_party, o(2).as_str()),
-            (Truth::No, "third-party")
+            f[2].party,
+            Party::Unknown(crate::origin::Unplaced::HiddenObject)
         );
         assert_eq!(
             f[3].fun,
             Some(&b"cfunction_vectorcall_FASTCALL_KEYWORDS"[..])
         );
+        assert_eq!((o(3).as_str(), f[3].first_party), ("python", Truth::No));
         assert_eq!(o(4), "libtorch");
         assert_eq!(f[4].first_party, Truth::No);
         assert_eq!(
@@ -466,28 +440,24 @@ mod tests {
             Obj::Missing(Some(&b"/usr/lib/x86_64-linux-gnu/libcuda.so.535.1"[..]))
         );
         assert_eq!(
-            (o(6).as_str(), f[6].first_party),
-            ("third-party", Truth::No)
+            f[6].party,
+            Party::Unknown(crate::origin::Unplaced::NoObject),
+            "a ??? frame no unload explains"
         );
     }
 
     #[test]
-    fn undecidable_sources_are_unknown_unless_no_first_party_object_was_loaded() {
+    fn sources_that_fail_the_globs_are_unknown() {
         let err = &errors(LOG)[0];
         let input = MatchInput::from_record(err, false);
-        let c = Classifier::new(&["/home/dev/leaky_ext/*".into()], &[]).expect("compiles");
+        let c = classifier(&["/home/dev/leaky_ext/**"]);
         let mut procs = ProcessObjects::default();
         let f = of_error(err, &input, &procs, &c, &mut Cache::default());
         assert_eq!(f[1].first_party, Truth::Unknown);
-        assert_eq!(f[3].first_party, Truth::Unknown);
+        assert_eq!(f[2].first_party, Truth::Unknown);
+        // Even when every load is listed and none is first-party: a source that fails a
+        // glob is no claim.
         procs.loads_listed = true;
-        let f = of_error(err, &input, &procs, &c, &mut Cache::default());
-        assert_eq!(
-            f[1].first_party,
-            Truth::No,
-            "nothing first-party was loaded"
-        );
-        procs.first_party_loaded = true;
         let f = of_error(err, &input, &procs, &c, &mut Cache::default());
         assert_eq!(f[1].first_party, Truth::Unknown);
     }

@@ -3,10 +3,9 @@
 //!
 //! The pipeline, one module per step:
 //!
-//! * [`profile`], [`classify`]: origin profiles — which objects (and, where a text log
-//!   hides the object, which source files) belong to which origin, and what is
-//!   first-party;
-//! * [`frames`]: an error's frames as the matcher sees them, classified;
+//! * [`crate::origin`] (its own module, shared with the commands that come after `gen`):
+//!   whose code each frame is — first-party, an origin a profile claims, or unknown;
+//! * [`frames`]: an error's frames as the matcher sees them, placed;
 //! * [`verdict`]: keep / review / suppress, and the source line it rests on;
 //! * [`generalise`], [`anchor`], [`candidate`]: the rule for a suppressed error in the
 //!   chosen [`Style`] — version-free objects, stable API anchors;
@@ -20,13 +19,12 @@
 
 pub mod anchor;
 pub mod candidate;
-pub mod classify;
 pub mod collect;
 pub mod frames;
 pub mod generalise;
 pub mod guard;
+pub mod inputs;
 pub mod names;
-pub mod profile;
 pub mod provenance;
 pub mod select;
 pub mod subsume;
@@ -35,16 +33,15 @@ pub mod verdict;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use crate::origin::{Classifier, ClassifyError, FirstParty, Profile, UnknownCode};
 pub use candidate::Style;
-pub use classify::{Classifier, ClassifyError};
 pub use collect::{Collector, LogPart};
-pub use profile::Profile;
 pub use provenance::LogFacts;
 pub use verdict::{Reason, Verdict};
 
 use crate::logs::detect;
 use crate::logs::record::{LogFormat, LossRecord, ReadError};
-use crate::matcher::{RefusedFile, RuleFile, Truth};
+use crate::matcher::{RefusedFile, RuleFile};
 use crate::replay::{Rules, RulesOptions, Slot};
 use crate::supp::kinds::{Tool, Version};
 use candidate::Kinds;
@@ -52,10 +49,14 @@ use candidate::Kinds;
 /// What `gen` is asked for.
 #[derive(Debug, Clone)]
 pub struct GenOptions {
-    /// First-party globs (objects; source paths where the log hides the object).
-    pub first_party: Vec<String>,
+    /// What is first-party: globs on objects and source paths ([`crate::origin::glob`]).
+    pub first_party: FirstParty,
     /// Extra origin profiles (tried before the built-in ones).
     pub profiles: Vec<Profile>,
+    /// The project directory, which relative globs are resolved from.
+    pub project: Option<std::path::PathBuf>,
+    /// What to do with code no glob or profile places.
+    pub unknown: UnknownCode,
     /// How general the rules are.
     pub style: Style,
     /// The Valgrind release whose loader reads the rules (the `-s` files and the
@@ -65,8 +66,13 @@ pub struct GenOptions {
     pub num_callers: u32,
     /// Who answers for the rules (`--owner`), for their provenance.
     pub owner: Option<String>,
-    /// In how many days the rules must be looked at again (`--expires-in`).
+    /// In how many days the rules must be looked at again (`--expires-in`; `None`:
+    /// never).
     pub expires_in: Option<u32>,
+    /// The command that generates the rules, with its effective settings, for their
+    /// provenance (`generated.tool`); the caller builds it (the library does not read
+    /// its process's arguments). `None`: `vgsupp VERSION gen --style STYLE`.
+    pub command: Option<String>,
 }
 
 impl Style {
@@ -120,15 +126,17 @@ pub struct Row {
     /// Why.
     pub reason: Reason,
     /// The origin of the frame the verdict rests on (the rule's origin when suppressed).
-    pub origin: classify::OriginId,
+    pub origin: crate::origin::OriginId,
     /// That frame's source line (`leaky_ext.cpp:11`).
     pub location: Option<String>,
     /// That frame's function, as printed.
     pub function: Option<String>,
     /// The rule of the `-s` files that surely hides it (a slot of the existing rules).
     pub existing: Option<Slot>,
-    /// The generated rule that hides it (index into [`Generated::rules`]): for a
-    /// suppressed error its rule; for a reviewed one, a rule that would hide it anyway.
+    /// A rule of the `-s` files that may hide it (what the log hides decides).
+    pub existing_maybe: Option<Slot>,
+    /// The generated rule that hides it (index into [`Generated::rules`]), for a
+    /// suppressed error. No generated rule hides a kept or reviewed error.
     pub rule: Option<usize>,
 }
 
@@ -195,22 +203,19 @@ pub struct Generated {
     pub rows: Vec<Row>,
     /// The rules, in file order.
     pub rules: Vec<GenRule>,
-    /// Reviewed errors a rule would hide anyway: row, rule, and whether surely
-    /// ([`Truth::Yes`]) or only maybe (what the log hides decides).
-    pub review_hidden: Vec<(usize, usize, Truth)>,
     /// Warnings: log index, line, message.
     pub warnings: Vec<(usize, Option<u64>, String)>,
-    /// Origin names, by [`classify::OriginId`].
+    /// Origin names, by [`crate::origin::OriginId`].
     pub origins: Vec<String>,
 }
 
 impl Generated {
     /// The name of an origin id.
     #[must_use]
-    pub fn origin(&self, id: classify::OriginId) -> &str {
+    pub fn origin(&self, id: crate::origin::OriginId) -> &str {
         self.origins
             .get(usize::from(id))
-            .map_or(profile::THIRD_PARTY, String::as_str)
+            .map_or(crate::origin::profile::THIRD_PARTY, String::as_str)
     }
 
     /// The suppression file: every rule, canonically formatted.
@@ -233,6 +238,7 @@ pub struct Generator {
     pub(crate) style: Style,
     owner: Option<String>,
     expires_in: Option<u32>,
+    command: String,
     pub(crate) existing: Rules,
     version: Version,
     pub(crate) num_callers: u32,
@@ -244,7 +250,12 @@ impl Generator {
     /// # Errors
     /// When a glob does not compile.
     pub fn new(opts: &GenOptions, existing: Vec<RuleFile>) -> Result<Self, GenError> {
-        let classifier = Classifier::new(&opts.first_party, &opts.profiles)?;
+        let classifier = Classifier::new(
+            &opts.first_party,
+            &opts.profiles,
+            opts.project.as_deref(),
+            opts.unknown,
+        )?;
         let existing = Rules::load(
             existing,
             RulesOptions {
@@ -258,6 +269,13 @@ impl Generator {
             style: opts.style,
             owner: opts.owner.clone(),
             expires_in: opts.expires_in,
+            command: opts.command.clone().unwrap_or_else(|| {
+                format!(
+                    "vgsupp {} gen --style {}",
+                    env!("CARGO_PKG_VERSION"),
+                    opts.style.as_str()
+                )
+            }),
             existing,
             version: opts.version,
             num_callers: opts.num_callers,
@@ -403,14 +421,16 @@ impl Generator {
                     kinds: *kinds,
                     errors: members.len() as u64,
                     provenance: Provenance {
-                        tool: format!(
-                            "vgsupp {} gen --style {}",
-                            env!("CARGO_PKG_VERSION"),
-                            self.style.as_str()
-                        ),
+                        tool: self.command.clone(),
                         owner: self.owner.clone(),
                         expires_in_days: self.expires_in,
-                        reason: provenance::reason(&origin, &c.shape.kind, &kinds_text, &c.label),
+                        reason: provenance::reason(
+                            &origin,
+                            &c.shape.kind,
+                            c.shape.extra.as_deref(),
+                            &kinds_text,
+                            &c.label,
+                        ),
                         origin,
                         from,
                         environment: environment.clone(),
@@ -423,20 +443,11 @@ impl Generator {
                 r.rule = Some(new_index[k]);
             }
         }
-        let review_hidden = selected
-            .review_hidden
-            .iter()
-            .map(|&(row, k, t)| (row, new_index[k], t))
-            .collect::<Vec<_>>();
-        for &(row, k, _) in &review_hidden {
-            rows[row].rule = Some(k);
-        }
         let origins = self.classifier.origin_names().to_vec();
         Ok(Generated {
             logs,
             rows,
             rules,
-            review_hidden,
             warnings,
             origins,
         })

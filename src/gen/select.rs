@@ -7,16 +7,16 @@
 //!    survives new entry points in the next release.
 //! 2. **Deduplicate** (one rule per shape, leak kinds merged) and drop candidates
 //!    **subsumed** by another candidate or by a rule of the `-s` files.
-//! 3. **The guarantee**: the candidates are checked against every kept error
-//!    ([`super::guard`]); an error whose rule may match one is given a narrower rule —
-//!    coarse → anchored → the shortest prefix of its exact stack that matches no kept
-//!    error — and, when even its whole stack would, it is reviewed instead. Repeat until
-//!    no candidate may match a kept error.
+//! 3. **The guarantee**: the candidates are checked against every kept and every reviewed
+//!    error ([`super::guard`]); an error whose rule may match one is given a narrower rule
+//!    — coarse → anchored → the shortest prefix of its exact stack that matches none of
+//!    them — and, when even its whole stack would, it is reviewed instead (and so is
+//!    protected in turn). Repeat until no candidate may match a kept or reviewed error.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::candidate::{ExactStack, Kinds, Pat, Shape, compile, kind_bit};
-use super::collect::{Held, LogPart};
+use super::collect::LogPart;
 use super::guard;
 use super::subsume::{covers, rule_covers};
 use super::verdict::{Reason, Verdict};
@@ -35,7 +35,7 @@ pub struct Cand {
     /// Its shape.
     pub shape: Shape,
     /// Whose code it hides.
-    pub origin: super::classify::OriginId,
+    pub origin: crate::origin::OriginId,
     /// What names it.
     pub label: String,
     /// The pinned frame's label, when named after an anchor below it.
@@ -77,8 +77,6 @@ pub struct Selected {
     pub rows: Vec<Row>,
     /// The rules: candidate, leak kinds, errors hidden.
     pub rules: Vec<(Cand, Kinds, Vec<usize>)>,
-    /// Reviewed errors a rule would hide anyway (row, rule index, surely or maybe).
-    pub review_hidden: Vec<(usize, usize, Truth)>,
 }
 
 struct Table {
@@ -117,20 +115,61 @@ fn may_match(
         && stack_matches(compiled, input) != Truth::No
 }
 
-/// The exact stacks of the logs' suppressed errors, by row of all logs.
+/// The exact stacks of the logs' suppressed errors and every error's matcher input, by row
+/// of all logs.
 struct ExactStore {
-    /// Per part: its first row, and the part (only its `lines` and `exact` are left).
+    /// Per part: its first row, and the part (only its `lines`, `exact` and `inputs` are
+    /// left).
     parts: Vec<(usize, LogPart)>,
 }
 
 impl ExactStore {
-    fn get(&self, row: usize) -> Option<ExactStack> {
+    fn part(&self, row: usize) -> Option<(usize, &LogPart)> {
         let at = self
             .parts
             .partition_point(|(base, _)| *base <= row)
             .checked_sub(1)?;
         let (base, part) = &self.parts[at];
-        part.exact_stack(row - base)
+        Some((row - base, part))
+    }
+
+    fn get(&self, row: usize) -> Option<ExactStack> {
+        let (local, part) = self.part(row)?;
+        part.exact_stack(local)
+    }
+
+    fn input(&self, row: usize) -> Option<(Tool, MatchInput)> {
+        let (local, part) = self.part(row)?;
+        part.inputs.get(local)
+    }
+}
+
+/// The matcher inputs of the kept and reviewed rows, rebuilt once each.
+#[derive(Default)]
+struct Protected {
+    inputs: FxHashMap<usize, (Tool, MatchInput)>,
+}
+
+impl Protected {
+    /// The inputs of every row not suppressed (kept or reviewed), in row order.
+    fn of<'a>(&'a mut self, rows: &[Row], store: &ExactStore) -> Vec<(Tool, &'a MatchInput)> {
+        let wanted: Vec<usize> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.verdict != Verdict::Suppress)
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &wanted {
+            if !self.inputs.contains_key(&i)
+                && let Some(input) = store.input(i)
+            {
+                self.inputs.insert(i, input);
+            }
+        }
+        wanted
+            .iter()
+            .filter_map(|i| self.inputs.get(i).map(|(t, input)| (*t, input)))
+            .collect()
     }
 }
 
@@ -145,7 +184,6 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
     };
     let mut rows: Vec<Row> = Vec::new();
     let mut rules: Vec<RowRule> = Vec::new();
-    let mut held: Vec<Held> = Vec::new();
     let mut store = ExactStore { parts: Vec::new() };
     for mut part in parts {
         let base = rows.len();
@@ -171,22 +209,16 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
                 });
             }
         }
-        held.extend(std::mem::take(&mut part.held).into_iter().map(|h| Held {
-            row: base + h.row,
-            ..h
-        }));
         rows.append(&mut part.rows);
         part.cands = Vec::new();
         store.parts.push((base, part));
     }
     coarsen(&mut rules, &table, generator.style);
-    let kept: Vec<(Tool, &MatchInput)> = held
-        .iter()
-        .filter(|h| rows[h.row].verdict == Verdict::Keep)
-        .map(|h| (h.tool, &h.input))
-        .collect();
     let existing = existing_rules(generator);
+    let mut protected = Protected::default();
     let (survivors, owner) = loop {
+        // Kept and reviewed errors; rows reviewed by the last round count from now on.
+        let kept = protected.of(&rows, &store);
         let (survivors, owner) = dedup(&table, &rules, &rows, &existing);
         let cands: Vec<(&Shape, Kinds)> = survivors
             .iter()
@@ -194,11 +226,18 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
             .collect();
         let hits = guard::matches(&cands, &kept, generator.rules_options())
             .map_err(GenError::Candidates)?;
-        let conflicting: FxHashSet<u32> = survivors
+        // Per conflicting candidate, the leak kinds of the errors it would hide: its rows
+        // of other kinds keep it (without them, the merged kinds no longer match).
+        let conflicting: FxHashMap<u32, Kinds> = survivors
             .iter()
             .zip(&hits)
             .filter(|(_, h)| !h.is_empty())
-            .map(|((id, _), _)| *id)
+            .map(|((id, _), h)| {
+                let kinds = h.iter().fold(0, |acc, &(i, _)| {
+                    acc | kept[i].1.kind.leak.map_or(Kinds::MAX, kind_bit)
+                });
+                (*id, kinds)
+            })
             .collect();
         if conflicting.is_empty() {
             break (survivors, owner);
@@ -245,29 +284,9 @@ pub fn select(generator: &Generator, parts: Vec<LogPart>) -> Result<Selected, Ge
             rows[row].rule = Some(k);
         }
     }
-    // Reviewed errors that a rule would hide anyway: said in the report.
-    let review: Vec<(usize, (Tool, &MatchInput))> = held
-        .iter()
-        .filter(|h| rows[h.row].verdict == Verdict::Review)
-        .map(|h| (h.row, (h.tool, &h.input)))
-        .collect();
-    let cands: Vec<(&Shape, Kinds)> = out_rules.iter().map(|(c, k, _)| (&c.shape, *k)).collect();
-    let inputs: Vec<(Tool, &MatchInput)> = review.iter().map(|(_, i)| *i).collect();
-    let hits =
-        guard::matches(&cands, &inputs, generator.rules_options()).map_err(GenError::Candidates)?;
-    let mut review_hidden = Vec::new();
-    for (k, h) in hits.iter().enumerate() {
-        for &(i, truth) in h {
-            review_hidden.push((review[i].0, k, truth));
-        }
-    }
-    // Per row, a rule that surely hides it first.
-    review_hidden.sort_unstable_by_key(|&(row, k, t)| (row, t != Truth::Yes, k));
-    review_hidden.dedup_by_key(|(row, _, _)| *row);
     Ok(Selected {
         rows,
         rules: out_rules,
-        review_hidden,
     })
 }
 
@@ -412,13 +431,19 @@ fn narrow(
     table: &mut Table,
     rules: &mut [RowRule],
     rows: &mut [Row],
-    conflicting: &FxHashSet<u32>,
+    conflicting: &FxHashMap<u32, Kinds>,
     kept: &[(Tool, &MatchInput)],
     store: &ExactStore,
     max_frames: usize,
 ) {
     for r in rules.iter_mut() {
-        if !conflicting.contains(&r.current()) {
+        let Some(&kinds) = conflicting.get(&r.current()) else {
+            continue;
+        };
+        // A leak of a kind the rule would not need: it stays (see `select`).
+        if let Some(l) = rows[r.row].leak
+            && kinds & kind_bit(l.kind) == 0
+        {
             continue;
         }
         if r.level == Level::Coarse {

@@ -7,24 +7,25 @@
 //!   code (the first frame of the origin stack below the allocator).
 //! * **review**: memory still reachable at exit that first-party code allocated (not a
 //!   leak unless it grows; no rule is written for first-party code); an error whose first
-//!   frame, or origin, the log does not tell first-party or not (a text log hides the
-//!   object and the `--first-party` globs cannot decide on the source file's name); and
-//!   third-party code reached from first-party code where the user may be at fault: a
-//!   leak (not still reachable) or an invalid access in a library called from first-party
-//!   code — the tensor a user leaks is allocated, with everything it holds, inside
-//!   libtorch. `main` and the frames below it do not count as "reached from": every stack
-//!   of a program goes through them. An uninitialised value whose origin is known to be
-//!   third-party is not the caller's fault.
+//!   frame, or origin, vgsupp cannot place ([`crate::origin::Party::Unknown`]: a hidden
+//!   object, a `???` frame, a library no profile knows — code it cannot place is possibly
+//!   the user's); and third-party code reached from first-party code, or from code it
+//!   cannot place, where the user may be at fault: a leak (not still reachable) or an
+//!   invalid access in a library called from first-party code — the tensor a user leaks
+//!   is allocated, with everything it holds, inside libtorch. `main` and the frames below
+//!   it do not count as "reached from": every stack of a program goes through them. An
+//!   uninitialised value whose origin is known to be third-party is not the caller's
+//!   fault.
 //! * **suppress**: everything else. An error with no first-party frame and no first-party
 //!   origin is never kept.
 //!
 //! Whatever the log leaves undecided is never suppressed on a guess: it is reviewed.
 
 use super::candidate::first_frame;
-use super::classify::{FIRST_PARTY_ID, OriginId};
 use super::frames::FrameFacts;
 use crate::logs::record::ErrorRecord;
 use crate::matcher::Truth;
+use crate::origin::{FIRST_PARTY_ID, OriginId, Party, Unplaced};
 use crate::supp::model::LeakKind;
 
 /// What to do with an error.
@@ -59,15 +60,17 @@ pub enum Reason {
     FirstPartyOrigin,
     /// Review: still reachable at exit, allocated by first-party code.
     ReachableFirstParty,
-    /// Review: the log does not show whether its first frame is first-party.
-    UnknownFirstFrame,
-    /// Review: the log does not show whether its origin is first-party.
-    UnknownOrigin,
+    /// Review: vgsupp cannot place its first frame below the allocator.
+    UnknownFirstFrame(Unplaced),
+    /// Review: vgsupp cannot place where its uninitialised value was created.
+    UnknownOrigin(Unplaced),
     /// Review: third-party code reached from first-party code.
     ReachedFromFirstParty,
+    /// Review: third-party code reached from code vgsupp cannot place.
+    ReachedFromUnplaced(Unplaced),
     /// Review: no rule can be written that pins third-party code.
     NoRule,
-    /// Review: every rule for it would also hide a kept error of the logs.
+    /// Review: every rule for it would also hide a kept or reviewed error of the logs.
     WouldHideKept,
     /// Suppress: third-party code.
     ThirdParty,
@@ -78,26 +81,55 @@ pub enum Reason {
 impl Reason {
     /// Why, for reports.
     #[must_use]
-    pub const fn text(self) -> &'static str {
+    pub fn text(self) -> String {
         match self {
-            Self::FirstPartyFrame => "first-party code",
-            Self::FirstPartyOrigin => "uninitialised value created in first-party code",
+            Self::FirstPartyFrame => "first-party code".into(),
+            Self::FirstPartyOrigin => "uninitialised value created in first-party code".into(),
             Self::ReachableFirstParty => {
-                "still reachable at exit, allocated by first-party code (not a leak unless it grows)"
+                "still reachable at exit, allocated by first-party code (not a leak unless it grows)".into()
             }
-            Self::UnknownFirstFrame => {
-                "the log does not show whether its first frame is first-party (give --first-party globs that name source files, e.g. '*/my_ext*')"
-            }
-            Self::UnknownOrigin => {
-                "the log does not show whether its uninitialised value was created in first-party code"
-            }
-            Self::ReachedFromFirstParty => "third-party code reached from first-party code",
+            Self::UnknownFirstFrame(why) => format!(
+                "its first frame cannot be placed as first-party or third-party: {}; to decide: {}",
+                why.text(),
+                why.remedy()
+            ),
+            Self::UnknownOrigin(why) => format!(
+                "where its uninitialised value was created cannot be placed: {}; to decide: {}",
+                why.text(),
+                why.remedy()
+            ),
+            Self::ReachedFromFirstParty => "third-party code reached from first-party code".into(),
+            Self::ReachedFromUnplaced(why) => format!(
+                "third-party code reached from code that cannot be placed, possibly yours: {}; to decide: {}",
+                why.text(),
+                why.remedy()
+            ),
             Self::NoRule => {
-                "no rule can name its third-party frames (the log shows neither their objects nor their mangled names)"
+                "no rule can name its third-party frames (the log shows neither their objects nor their mangled names)".into()
             }
-            Self::WouldHideKept => "every rule for it would also hide a kept error of these logs",
-            Self::ThirdParty => "third-party code",
-            Self::Existing => "already suppressed by a rule of the -s files",
+            Self::WouldHideKept => {
+                "every rule for it would also hide a kept or reviewed error of these logs".into()
+            }
+            Self::ThirdParty => "third-party code".into(),
+            Self::Existing => "already suppressed by a rule of the -s files".into(),
+        }
+    }
+
+    /// A short name (JSON `reason`).
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::FirstPartyFrame => "first-party-frame",
+            Self::FirstPartyOrigin => "first-party-origin",
+            Self::ReachableFirstParty => "reachable-first-party",
+            Self::UnknownFirstFrame(_) => "unplaced-first-frame",
+            Self::UnknownOrigin(_) => "unplaced-origin",
+            Self::ReachedFromFirstParty => "reached-from-first-party",
+            Self::ReachedFromUnplaced(_) => "reached-from-unplaced",
+            Self::NoRule => "no-rule",
+            Self::WouldHideKept => "would-hide-kept-or-reviewed",
+            Self::ThirdParty => "third-party",
+            Self::Existing => "existing-rule",
         }
     }
 }
@@ -236,24 +268,24 @@ pub fn decide(
             Some(o),
         );
     }
-    let first_origin = first.map_or(super::classify::THIRD_PARTY_ID, |f| f.origin);
+    let first_origin = first.map_or(crate::origin::THIRD_PARTY_ID, |f| f.origin);
     if let Some(f) = first
-        && f.first_party == Truth::Unknown
+        && let Party::Unknown(why) = f.party
     {
         return decision(
             Verdict::Review,
-            Reason::UnknownFirstFrame,
+            Reason::UnknownFirstFrame(why),
             first_origin,
             Some(f),
         );
     }
-    if let Some(o) = origin_firsts
-        .iter()
-        .find(|o| o.first_party == Truth::Unknown)
-    {
+    if let Some((o, why)) = origin_firsts.iter().find_map(|o| match o.party {
+        Party::Unknown(why) => Some((o, why)),
+        _ => None,
+    }) {
         return decision(
             Verdict::Review,
-            Reason::UnknownOrigin,
+            Reason::UnknownOrigin(why),
             first_origin,
             Some(o),
         );
@@ -261,9 +293,6 @@ pub fn decide(
     let origin_known = is_uninitialised(err) && !origin_firsts.is_empty();
     if !reachable && !origin_known {
         let below = f0.map_or(frames.len(), |i| i + 1).min(frames.len());
-        let reached = frames[below..]
-            .iter()
-            .position(|f| f.first_party != Truth::No && !f.is_entry());
         // What a library allocates for itself on the way (its one-time initialisation, a
         // thread of its own, a library it loads) is not the caller's.
         let own = |j: usize| {
@@ -271,11 +300,31 @@ pub fn decide(
                 .iter()
                 .any(|f| f.fun.or(f.shown).is_some_and(library_lifetime))
         };
-        if let Some(j) = reached.filter(|&j| !own(j)) {
+        let reached = |t: Truth| {
+            frames[below..]
+                .iter()
+                .position(|f| f.first_party == t && !f.is_shared_entry())
+                .filter(|&j| !own(j))
+        };
+        // First-party code below says more than code that cannot be placed.
+        if let Some(j) = reached(Truth::Yes) {
             let f = pointed(frames, below + j);
             return decision(
                 Verdict::Review,
                 Reason::ReachedFromFirstParty,
+                first_origin,
+                Some(f),
+            );
+        }
+        if let Some(j) = reached(Truth::Unknown) {
+            let f = &frames[below + j];
+            let why = match f.party {
+                Party::Unknown(why) => why,
+                _ => Unplaced::HiddenObject,
+            };
+            return decision(
+                Verdict::Review,
+                Reason::ReachedFromUnplaced(why),
                 first_origin,
                 Some(f),
             );
@@ -287,7 +336,6 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::r#gen::classify::Classifier;
     use crate::r#gen::frames::{Cache, ProcessObjects, of_error, of_stack};
     use crate::logs::text::TextReader;
     use crate::matcher::MatchInput;
@@ -305,8 +353,7 @@ mod tests {
             .find_map(|i| i.ok()?.as_error().cloned())
             .expect("an error");
         let input = MatchInput::from_record(&err, false);
-        let c = Classifier::new(&fp.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), &[])
-            .expect("compiles");
+        let c = crate::origin::classify::test_classifier(fp);
         let procs = ProcessObjects::default();
         let mut cache = Cache::default();
         let frames = of_error(&err, &input, &procs, &c, &mut cache);
@@ -319,7 +366,7 @@ mod tests {
         decide(&err, &frames, &origins)
     }
 
-    const FP: &[&str] = &["*/leaky_ext*"];
+    const FP: &[&str] = &["leaky_ext*"];
 
     #[test]
     fn first_party_leaks_are_kept_unless_still_reachable() {
@@ -380,7 +427,7 @@ mod tests {
     fn third_party_reached_from_first_party() {
         let leak = |kind: &str| {
             format!(
-                "==1== 24 bytes in 1 blocks are {kind} in loss record 1 of 1\n{NEW}==1==    by 0x74A3: ???\n==1==    by 0x896B: at::detail::empty_generic() (in /x/torch/lib/libtorch_cpu.so)\n==1==    by 0xCB5A: tensor_leak(long) (leaky_ext.cpp:82)\n{MAIN}"
+                "==1== 24 bytes in 1 blocks are {kind} in loss record 1 of 1\n{NEW}==1==    by 0x74A3: ??? (in /x/torch/lib/libc10.so)\n==1==    by 0x896B: at::detail::empty_generic() (in /x/torch/lib/libtorch_cpu.so)\n==1==    by 0xCB5A: tensor_leak(long) (leaky_ext.cpp:82)\n{MAIN}"
             )
         };
         let d = verdict(&leak("indirectly lost"), FP);
@@ -394,19 +441,55 @@ mod tests {
         assert_eq!(d.verdict, Verdict::Suppress);
         // A library's own one-time state, reached from first-party code: not the caller's.
         let once = format!(
-            "==1== 56 bytes in 1 blocks are definitely lost in loss record 1 of 1\n{NEW}==1==    by 0x54E3: ???\n==1==    by 0x4D45: __pthread_once_slow (pthread_once.c:116)\n==1==    by 0x4A4F: cudaGetDeviceCount (in /x/libcudart.so.12)\n==1==    by 0xCB5A: probe_cuda() (leaky_ext.cpp:57)\n{MAIN}"
+            "==1== 56 bytes in 1 blocks are definitely lost in loss record 1 of 1\n{NEW}==1==    by 0x54E3: ??? (in /x/libcudart.so.12)\n==1==    by 0x4D45: __pthread_once_slow (pthread_once.c:116)\n==1==    by 0x4A4F: cudaGetDeviceCount (in /x/libcudart.so.12)\n==1==    by 0xCB5A: probe_cuda() (leaky_ext.cpp:57)\n{MAIN}"
         );
         assert_eq!(verdict(&once, FP).verdict, Verdict::Suppress);
+        // The same with the driver's `???` frames first (dlopened, then unloaded): nothing
+        // says whose code allocated.
+        let unloaded = once.replace("0x54E3: ??? (in /x/libcudart.so.12)", "0x54E3: ???");
+        assert_eq!(
+            (
+                verdict(&unloaded, FP).verdict,
+                verdict(&unloaded, FP).reason
+            ),
+            (
+                Verdict::Review,
+                Reason::UnknownFirstFrame(Unplaced::NoObject)
+            )
+        );
+        // Reached from code that cannot be placed (a library no profile knows).
+        let vendor = format!(
+            "==1== 24 bytes in 1 blocks are definitely lost in loss record 1 of 1\n{NEW}==1==    by 0x896B: at::detail::empty_generic() (in /x/torch/lib/libtorch_cpu.so)\n==1==    by 0x7000: vendor_step (in /opt/vendor/libv.so)\n{MAIN}"
+        );
+        let d = verdict(&vendor, FP);
+        assert_eq!(
+            (d.verdict, d.reason),
+            (
+                Verdict::Review,
+                Reason::ReachedFromUnplaced(Unplaced::Unclaimed)
+            )
+        );
         assert!(library_lifetime(
             b"_ZSt9call_onceIRFvvEJEEvRSt9once_flagOT_DpOT0_"
         ));
         assert!(library_lifetime(b"pthread_create@@GLIBC_2.34"));
         assert!(!library_lifetime(b"cudaGetDeviceCount"));
-        // Only `main` above: every stack passes through it.
+        // Only a first-party `main` above: the program's own code made the call, and may
+        // own the block.
         let only_main = format!(
             "==1== 24 bytes in 1 blocks are definitely lost in loss record 1 of 1\n{NEW}==1==    by 0x896B: cudaGetErrorString (in /x/libcudart.so.12)\n==1==    by 0x1091: main (cudart_probe.c:24)\n"
         );
-        let d = verdict(&only_main, &["*/cudart_probe*"]);
+        let d = verdict(&only_main, &["cudart_probe*"]);
+        assert_eq!(
+            (d.verdict, d.reason),
+            (Verdict::Review, Reason::ReachedFromFirstParty)
+        );
+        assert_eq!(d.location.as_deref(), Some("cudart_probe.c:24"));
+        // A third-party `main` (the interpreter's) is where every stack starts: it says
+        // nothing about who called.
+        let python_main =
+            only_main.replace("main (cudart_probe.c:24)", "main (in /usr/bin/python3.11)");
+        let d = verdict(&python_main, &["cudart_probe*"]);
         assert_eq!(
             (d.verdict, d.reason),
             (Verdict::Suppress, Reason::ThirdParty)
@@ -421,13 +504,19 @@ mod tests {
         let d = verdict(&body, &["/home/me/proj/*"]);
         assert_eq!(
             (d.verdict, d.reason),
-            (Verdict::Review, Reason::UnknownFirstFrame)
+            (
+                Verdict::Review,
+                Reason::UnknownFirstFrame(Unplaced::HiddenObject)
+            )
         );
+        // No first-party globs: nothing is first-party, but nothing claims `mine.cpp`.
         let d = verdict(&body, &[]);
         assert_eq!(
-            d.verdict,
-            Verdict::Suppress,
-            "no first-party globs: nothing is first-party"
+            (d.verdict, d.reason),
+            (
+                Verdict::Review,
+                Reason::UnknownFirstFrame(Unplaced::HiddenObject)
+            )
         );
     }
 }

@@ -10,6 +10,7 @@ pub mod severity;
 use std::collections::BTreeMap;
 
 use crate::diagnostic::Diagnostic;
+use crate::supp::binary;
 use crate::supp::kinds::{self, Tool, Version};
 use crate::supp::lines::{self, PhysLine};
 use crate::supp::loader::{self, LoadError, LoadOptions};
@@ -71,10 +72,28 @@ pub struct FileCheck {
 }
 
 /// Check one file's bytes. `name` is how diagnostics refer to it.
+///
+/// A binary file ([`binary::detect`]) that Valgrind refuses gets only what Valgrind says:
+/// the problem it stops at (per tool), at the line it names, marked as a binary file. Its
+/// other "problems" are bytes that were never rules; listing them would bury the one
+/// finding that matters under pages of garbage.
 #[must_use]
 pub fn check_source(name: &str, source: Vec<u8>, opts: &CheckOptions) -> FileCheck {
     let file = parse(source);
-    let mut diagnostics = loader_diagnostics(name, &file, opts);
+    if let Some(found) = binary::detect(&file.source) {
+        let mut diagnostics = loader_diagnostics(name, &file, opts, false);
+        if !diagnostics.is_empty() {
+            for d in &mut diagnostics {
+                d.message.push_str(&format!(
+                    "; this is {found}, not a suppression file: only where Valgrind stops \
+                     is reported"
+                ));
+            }
+            diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            return FileCheck { file, diagnostics };
+        }
+    }
+    let mut diagnostics = loader_diagnostics(name, &file, opts, true);
     diagnostics.extend(rules::check_records(name, &file, opts));
     if opts.style {
         diagnostics.extend(style_diagnostics(name, &file));
@@ -107,9 +126,14 @@ pub const fn code_for(error: LoadError) -> &'static str {
     }
 }
 
-/// Run Valgrind's loader (emulated, recovering) once per tool and report every problem,
-/// merged across tools.
-fn loader_diagnostics(name: &str, file: &SuppFile, opts: &CheckOptions) -> Vec<Diagnostic> {
+/// Run Valgrind's loader (emulated) once per tool and report its problems, merged across
+/// tools: with `recover`, every problem; without, the first, where Valgrind stops.
+fn loader_diagnostics(
+    name: &str,
+    file: &SuppFile,
+    opts: &CheckOptions,
+    recover: bool,
+) -> Vec<Diagnostic> {
     let src = file.source.as_slice();
     let tools = opts.tools.clone().unwrap_or_else(|| named_tools(file));
     let last_line = u32::try_from(lines::Lines::new(src).count())
@@ -123,7 +147,7 @@ fn loader_diagnostics(name: &str, file: &SuppFile, opts: &CheckOptions) -> Vec<D
             version: opts.version,
             num_callers: opts.num_callers,
         };
-        for p in loader::load(src, lo, true).problems {
+        for p in loader::load(src, lo, recover).problems {
             let key = (p.at.map_or(u32::MAX, |l| l.number), p.error);
             found
                 .entry(key)

@@ -1,6 +1,7 @@
 //! Opening a log: gzip detected by its magic bytes, XML or text by its first non-blank
 //! bytes; a large plain file is read on several threads (`logs::parallel`,
-//! `logs::xml::parallel`).
+//! `logs::xml::parallel`). A file that turns out to hold nothing Valgrind writes ends
+//! with [`ReadError::NotALog`] (see [`Check`]).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -47,9 +48,9 @@ pub fn open(path: &Path) -> Result<(LogFormat, Items), ReadError> {
     let items: Items = match log.source {
         Source::Items(items) => items,
         #[cfg(unix)]
-        Source::Parallel(reader) => reader,
+        Source::Parallel(reader) => Box::new(Checked::new(reader, Check::new(log.name, false))),
         #[cfg(unix)]
-        Source::ParallelXml(reader) => reader,
+        Source::ParallelXml(reader) => Box::new(Checked::new(reader, Check::new(log.name, false))),
     };
     Ok((format, items))
 }
@@ -58,6 +59,8 @@ pub fn open(path: &Path) -> Result<(LogFormat, Items), ReadError> {
 pub struct Log {
     format: LogFormat,
     source: Source,
+    /// The log as named in errors.
+    name: String,
 }
 
 enum Source {
@@ -85,6 +88,14 @@ impl Log {
         self,
         mut f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
     ) -> Result<(), E> {
+        // The items of a plain source are checked as they are iterated.
+        #[cfg(unix)]
+        let mut check = Check::new(self.name, false);
+        #[cfg(unix)]
+        let mut checked = |item: Result<&LogItem, ReadError>| {
+            check.note(item.as_ref().ok().copied());
+            f(item)
+        };
         match self.source {
             Source::Items(items) => {
                 for item in items {
@@ -93,12 +104,106 @@ impl Log {
                         Err(e) => f(Err(e))?,
                     }
                 }
-                Ok(())
+                return Ok(());
             }
             #[cfg(unix)]
-            Source::Parallel(reader) => reader.for_each_ref(f),
+            Source::Parallel(reader) => reader.for_each_ref(&mut checked)?,
             #[cfg(unix)]
-            Source::ParallelXml(reader) => reader.for_each_ref(f),
+            Source::ParallelXml(reader) => reader.for_each_ref(&mut checked)?,
+        }
+        #[cfg(unix)]
+        match check.verdict() {
+            Some(e) => f(Err(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Tells a Valgrind log from a file that only looks like one (an empty file, program
+/// output, a binary file), from the items its reader gives: a log is one when at least
+/// one item is something Valgrind wrote — a preamble (text: a process's first lines,
+/// `Memcheck, a memory error detector`, `Using Valgrind-…`, `Command: …`; XML: a
+/// `<valgrindoutput>` document), an error or loss record (an excerpt without its
+/// preamble is a log), a summary, a `used_suppression` count, a listing entry, a
+/// `FATAL:`/`valgrind:` message, a `-v` line (`Reading syms from …`, `Reading
+/// suppressions file: …`). A reader's own warnings (binary data, damage) and the end of
+/// a process it adds prove nothing. The verdict comes at the end of the input: a text
+/// log may begin with any amount of program output, so no prefix of it decides.
+#[derive(Debug)]
+pub struct Check {
+    name: String,
+    empty: bool,
+    /// Something Valgrind wrote was seen, or reading failed (which is reported instead).
+    decided: bool,
+}
+
+impl Check {
+    /// A check of the log named `name`; `empty` when it holds no bytes at all.
+    #[must_use]
+    pub const fn new(name: String, empty: bool) -> Self {
+        Self {
+            name,
+            empty,
+            decided: false,
+        }
+    }
+
+    /// Takes note of the next item, or (`None`) of a read error.
+    pub fn note(&mut self, item: Option<&LogItem>) {
+        if !self.decided {
+            self.decided = item.is_none_or(from_valgrind);
+        }
+    }
+
+    /// At the end of the input: [`ReadError::NotALog`] when nothing Valgrind wrote was
+    /// seen and reading did not fail.
+    #[must_use]
+    pub fn verdict(&self) -> Option<ReadError> {
+        (!self.decided).then(|| ReadError::NotALog {
+            path: self.name.clone(),
+            empty: self.empty,
+        })
+    }
+}
+
+/// Whether Valgrind wrote `item` (see [`Check`]).
+const fn from_valgrind(item: &LogItem) -> bool {
+    !matches!(item, LogItem::Warning { .. } | LogItem::ProcessEnd { .. })
+}
+
+/// Items, ending with [`ReadError::NotALog`] when [`Check`] says so.
+struct Checked<I> {
+    inner: I,
+    check: Check,
+    done: bool,
+}
+
+impl<I> Checked<I> {
+    const fn new(inner: I, check: Check) -> Self {
+        Self {
+            inner,
+            check,
+            done: false,
+        }
+    }
+}
+
+impl<I: Iterator<Item = Result<LogItem, ReadError>>> Iterator for Checked<I> {
+    type Item = Result<LogItem, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.inner.next() {
+            Some(item) => {
+                self.check.note(item.as_ref().ok());
+                Some(item)
+            }
+            None => {
+                self.done = true;
+                self.check.verdict().map(Err)
+            }
         }
     }
 }
@@ -137,7 +242,11 @@ pub fn open_log(path: &Path) -> Result<Log, ReadError> {
                     crate::logs::xml::parallel::DEFAULT_CHUNK,
                 )?)),
             };
-            return Ok(Log { format, source });
+            return Ok(Log {
+                format,
+                source,
+                name,
+            });
         }
     }
     let reader: Box<dyn BufRead> = if gz {
@@ -152,10 +261,12 @@ pub fn open_log(path: &Path) -> Result<Log, ReadError> {
     Ok(Log {
         format,
         source: Source::Items(items),
+        name,
     })
 }
 
-/// Choose the reader for an already-open stream.
+/// Choose the reader for an already-open stream. The items end with
+/// [`ReadError::NotALog`] when the stream holds nothing Valgrind wrote ([`Check`]).
 ///
 /// # Errors
 /// When the first bytes cannot be read.
@@ -164,9 +275,11 @@ pub fn from_reader(
     name: &str,
 ) -> std::io::Result<(LogFormat, Items)> {
     let format = sniff(&mut reader)?;
+    let empty = reader.fill_buf()?.is_empty();
+    let check = Check::new(name.to_owned(), empty);
     let items: Items = match format {
-        LogFormat::Xml => Box::new(XmlReader::new(reader).with_name(name)),
-        LogFormat::Text => Box::new(TextReader::new(reader).with_name(name)),
+        LogFormat::Xml => Box::new(Checked::new(XmlReader::new(reader).with_name(name), check)),
+        LogFormat::Text => Box::new(Checked::new(TextReader::new(reader).with_name(name), check)),
     };
     Ok((format, items))
 }

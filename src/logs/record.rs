@@ -283,6 +283,20 @@ impl LogItem {
 /// Why a log could not be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The file holds nothing Valgrind writes: no preamble, error, summary or other line
+    /// of Valgrind's (a text log's `==PID==`/`--PID--`/`**PID**` lines, an XML log's
+    /// `<valgrindoutput>` document), plain or gzip-compressed. Reported at its end: a
+    /// text log may begin with any amount of program output.
+    #[error("{path}: not a Valgrind log ({})", if *empty { "the file is empty" } else {
+        "no Valgrind preamble, error or summary in it: a text log has `==PID==` lines, an XML \
+         log a <valgrindoutput> document"
+    })]
+    NotALog {
+        /// The file.
+        path: String,
+        /// Whether it holds no bytes at all (after decompression).
+        empty: bool,
+    },
     /// An I/O error.
     #[error("{path}: {source}")]
     Io {

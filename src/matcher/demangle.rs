@@ -334,17 +334,38 @@ fn split_clones(shown: &[u8]) -> Option<(&[u8], Vec<u8>)> {
     Some((base, raw))
 }
 
-/// Whether some name starting with `lit` can match `g`.
-fn may_start_with(g: &Glob, lit: &[u8]) -> bool {
-    let p = g.as_bytes();
-    for (i, &c) in lit.iter().enumerate() {
-        match p.get(i) {
-            Some(b'*') => return true,
-            Some(&b) if b == b'?' || b == c => {}
-            _ => return false,
+/// The qualified name `a::b::c` every name that a pattern `_ZN[rVKRO]*<len><id>…<len><id>*`
+/// matches displays (the nested name's first components, spelt out; `(anonymous
+/// namespace)` for `_GLOBAL__N…`), when the pattern has that form: the anchors `gen`
+/// writes (`_ZN2at6native9empty_cpu*`).
+fn nested_prefix(p: &[u8]) -> Option<String> {
+    let mut rest = p.strip_prefix(b"_ZN")?.strip_suffix(b"*")?;
+    while let Some((&c, tail)) = rest.split_first() {
+        if !matches!(c, b'r' | b'V' | b'K' | b'R' | b'O') {
+            break;
         }
+        rest = tail;
     }
-    true
+    let mut parts: Vec<String> = Vec::new();
+    while !rest.is_empty() {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || rest[0] == b'0' {
+            return None;
+        }
+        let len: usize = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+        let id = rest.get(digits..digits + len)?;
+        if !id.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_') {
+            return None;
+        }
+        let id = std::str::from_utf8(id).ok()?;
+        parts.push(if id.starts_with("_GLOBAL__N") {
+            "(anonymous namespace)".to_owned()
+        } else {
+            id.to_owned()
+        });
+        rest = &rest[digits + len..];
+    }
+    (!parts.is_empty()).then(|| parts.join("::"))
 }
 
 /// Global operator new/delete: any name starting with the prefix displays with `shown`
@@ -368,7 +389,7 @@ fn real_verdict(g: &Glob, shown: &[u8]) -> Truth {
         return Truth::Unknown;
     }
     // Every candidate starts with `_Z` or `_R`.
-    if !may_start_with(g, b"_Z") && !may_start_with(g, b"_R") {
+    if !g.may_start_with(b"_Z") && !g.may_start_with(b"_R") {
         return Truth::No;
     }
     if g.is_literal() {
@@ -399,6 +420,15 @@ fn real_verdict(g: &Glob, shown: &[u8]) -> Truth {
             n.extend_from_slice(&raw_suffix);
             return Truth::of(g.matches(&n));
         }
+    }
+    // `_ZN2at6native9empty_cpu*`: every match displays `at::native::empty_cpu` somewhere
+    // (after a return type, before its parameters, template arguments or members).
+    if let Some(qualified) = nested_prefix(p)
+        && !shown
+            .windows(qualified.len())
+            .any(|w| w == qualified.as_bytes())
+    {
+        return Truth::No;
     }
     for (prefix, op) in OPERATORS {
         if p.len() == prefix.len() + 1 && p.starts_with(prefix) && p.ends_with(b"*") {
@@ -570,6 +600,56 @@ mod tests {
             ),
             Truth::Unknown
         );
+    }
+
+    #[test]
+    fn nested_name_prefixes_decide_names_they_cannot_display() {
+        assert_eq!(
+            nested_prefix(b"_ZN2at6native9empty_cpu*").as_deref(),
+            Some("at::native::empty_cpu")
+        );
+        assert_eq!(
+            nested_prefix(b"_ZNK2at10TensorBase14const_data_ptr*").as_deref(),
+            Some("at::TensorBase::const_data_ptr")
+        );
+        assert_eq!(
+            nested_prefix(b"_ZN12_GLOBAL__N_13fooE*").as_deref(),
+            None,
+            "not only components"
+        );
+        assert_eq!(
+            nested_prefix(b"_ZN12_GLOBAL__N_13foo*").as_deref(),
+            Some("(anonymous namespace)::foo")
+        );
+        assert_eq!(nested_prefix(b"_ZNSt6vector*"), None);
+        assert_eq!(nested_prefix(b"_ZN2at6native9empty_cpu"), None);
+        let g = Glob::new(b"_ZN2at6native9empty_cpu*");
+        assert_eq!(
+            fun_verdict(&g, b"at::native::zeros(c10::ArrayRef<long>)", false),
+            Truth::No
+        );
+        assert_eq!(
+            fun_verdict(
+                &g,
+                b"at::native::empty_cpu(c10::ArrayRef<long>, std::optional<c10::ScalarType>)",
+                false
+            ),
+            Truth::Unknown
+        );
+        // Every name the glob matches, demangled, holds the qualified prefix.
+        for n in [
+            "_ZN2at6native9empty_cpuEv",
+            "_ZN2at6native9empty_cpuIiEEvT_",
+            "_ZN2at6native9empty_cpuC2Ev",
+            "_ZN2at6native9empty_cpuB5cxx11Ev",
+            "_ZN2at6native9empty_cpu3fooEv",
+            "_ZN2at6native9empty_cpuEv.isra.0",
+        ] {
+            let Display::Demangled(d) = display(n.as_bytes()) else {
+                panic!("{n} demangles");
+            };
+            assert_ne!(fun_verdict(&g, d.as_bytes(), false), Truth::No, "{n}: {d}");
+        }
     }
 
     #[test]

@@ -612,8 +612,9 @@ mod tests {
             proptest::sample::select(&["Addr4", "Leak", "Cond"][..]),
             proptest::collection::vec(frame, 0..14),
             any::<bool>(),
+            any::<bool>(),
         )
-            .prop_map(|(kind, frames, open_ended)| MatchInput {
+            .prop_map(|(kind, frames, open_ended, below_main)| MatchInput {
                 kind: ErrorKind {
                     kind: kind.to_owned(),
                     leak: (kind == "Leak").then_some(crate::supp::model::LeakKind::Definite),
@@ -621,6 +622,7 @@ mod tests {
                 },
                 frames,
                 open_ended,
+                hidden_below_main: open_ended && below_main,
                 demangled_names: true,
             })
     }
@@ -692,6 +694,7 @@ mod tests {
                 })
                 .collect(),
             open_ended,
+            hidden_below_main: open_ended,
             demangled_names: false,
         }
     }

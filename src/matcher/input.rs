@@ -79,6 +79,10 @@ pub struct MatchInput {
     /// `main`/`(below main)`, or ends inside the error), so a rule needing more frames is
     /// undecided, not unmatched.
     pub open_ended: bool,
+    /// The frames the log hides are those below `main` (§2.4: the start-up code, named
+    /// `(below main)`, `__libc_start_main…`, `_start…` or `???`), not arbitrary ones: a
+    /// `fun:` pattern no such name can match does not match them.
+    pub hidden_below_main: bool,
     /// Function names come from a demangled display (no gen block, no `--demangle=no`).
     pub demangled_names: bool,
 }
@@ -231,7 +235,7 @@ impl MatchInput {
                 })
                 .collect(),
         };
-        let open_ended = match (&err.suppression, err.stack.last()) {
+        let below_main = match (&err.suppression, err.stack.last()) {
             (Some(block), _) if !block.frames.is_empty() => {
                 matches!(
                     block.frames.last(),
@@ -240,11 +244,14 @@ impl MatchInput {
             }
             (_, Some(f)) => matches!(f.fun, Some(b"main" | b"(below main)")),
             _ => false,
-        } || err.truncated; // frames after the last one read may be missing
+        };
+        // Frames after the last one read may be missing, and be anything.
+        let open_ended = below_main || err.truncated;
         Self {
             kind,
             frames,
             open_ended,
+            hidden_below_main: below_main && !err.truncated,
             demangled_names,
         }
     }

@@ -269,6 +269,47 @@ fn frame_matches_in(p: &Pattern, f: &InputFrame, scratch: &mut Scratch) -> Truth
     }
 }
 
+/// Names a frame below `main` may have (§2.4, §2.5): the start-up code's, renamed to
+/// `(below main)` or not (`__libc_start_main@@GLIBC_2.34` keeps its name), `main` itself
+/// (a recursive one), or no name at all.
+const BELOW_MAIN_NAMES: [&[u8]; 2] = [b"(below main)", b"???"];
+/// … and prefixes of them.
+const BELOW_MAIN_PREFIXES: [&[u8]; 6] = [
+    b"__libc_start",
+    b"_start",
+    b"__start",
+    b"generic_start_main",
+    b"libc_start_main",
+    b"main",
+];
+
+/// Whether a pattern frame may match a frame below `main`.
+fn may_be_below_main(p: &Pattern) -> bool {
+    match p {
+        Pattern::Fun(g) => {
+            BELOW_MAIN_NAMES.iter().any(|n| g.matches(n))
+                || BELOW_MAIN_PREFIXES.iter().any(|x| g.may_start_with(x))
+        }
+        Pattern::Obj(_) | Pattern::Src(..) | Pattern::Ellipsis => true,
+    }
+}
+
+/// The verdict of the rest of a pattern, `rest`, on the frames the log hides past the
+/// last one shown: none (`No` unless `rest` is only `...`), arbitrary ones (`Unknown`),
+/// or frames below `main` (`No` when a frame of `rest` can match none of them).
+fn hidden_rest(input: &MatchInput, rest: &[Pattern]) -> Truth {
+    if rest.iter().all(|p| matches!(p, Pattern::Ellipsis)) {
+        return Truth::Yes;
+    }
+    if !input.open_ended {
+        return Truth::No;
+    }
+    if input.hidden_below_main && !rest.iter().all(may_be_below_main) {
+        return Truth::No;
+    }
+    Truth::Unknown
+}
+
 /// Whether `pattern` matches `input` as a prefix.
 #[must_use]
 pub fn stack_matches(pattern: &[Pattern], input: &MatchInput) -> Truth {
@@ -290,8 +331,7 @@ pub(crate) fn stack_matches_in(
         for (i, p) in pattern.iter().enumerate() {
             let t = match input.frames.get(i) {
                 Some(_) => frame_matches_at(p, input, i, hashes, scratch, &mut None),
-                None if input.open_ended => Truth::Unknown,
-                None => Truth::No,
+                None => hidden_rest(input, &pattern[i..]),
             };
             verdict = verdict.and(t);
             if verdict == Truth::No || i >= n {
@@ -302,11 +342,7 @@ pub(crate) fn stack_matches_in(
     }
     if let Some(one) = lone_frame(pattern) {
         // `... P ...`: some frame must match P (or one the log hides).
-        let mut best = if input.open_ended {
-            Truth::Unknown
-        } else {
-            Truth::No
-        };
+        let mut best = hidden_rest(input, std::slice::from_ref(one));
         let mut last = None;
         for i in 0..n {
             best = best.or(frame_matches_at(one, input, i, hashes, scratch, &mut last));
@@ -357,7 +393,7 @@ fn reach(
     // The best verdict of ways that continue into the frames the log hides (a `...` may
     // take hidden frames too, but what follows it then meets them as this does).
     let mut hidden = Truth::No;
-    for pat in pattern {
+    for (j, pat) in pattern.iter().enumerate() {
         if matches!(pat, Pattern::Ellipsis) {
             // Zero or more frames: every position from a reached one on is reached.
             let mut best = Truth::No;
@@ -369,7 +405,7 @@ fn reach(
         } else {
             if hi == n && input.open_ended {
                 // Out of frames shown: Valgrind sees the frames the log hides.
-                hidden = hidden.or(row[n].and(Truth::Unknown));
+                hidden = hidden.or(row[n].and(hidden_rest(input, &pattern[j..])));
             }
             // One frame: each position reached moves on by one if the frame matches.
             let top = hi.min(n.wrapping_sub(1));
@@ -495,6 +531,7 @@ fn sub(input: &MatchInput, from: usize) -> MatchInput {
         kind: input.kind.clone(),
         frames: input.frames[from.min(input.frames.len())..].to_vec(),
         open_ended: input.open_ended,
+        hidden_below_main: input.hidden_below_main,
         demangled_names: input.demangled_names,
     }
 }
@@ -530,10 +567,8 @@ mod tests {
                     zero
                 } else if i < n {
                     zero.or(go(pattern, input, p, i + 1, memo))
-                } else if input.open_ended {
-                    zero.or(Truth::Unknown)
                 } else {
-                    zero
+                    zero.or(hidden_rest(input, &pattern[p..]))
                 }
             } else if i < n {
                 let here = frame_reference(pat, &input.frames[i]);
@@ -542,10 +577,8 @@ mod tests {
                 } else {
                     here.and(go(pattern, input, p + 1, i + 1, memo))
                 }
-            } else if input.open_ended {
-                Truth::Unknown
             } else {
-                Truth::No
+                hidden_rest(input, &pattern[p..])
             };
             memo[key] = Some(v);
             v
@@ -629,14 +662,115 @@ mod tests {
             patterns in proptest::collection::vec(proptest::collection::vec(pattern_frame(), 0..7), 1..4),
             frames in proptest::collection::vec(input_frame(), 0..7),
             open_ended in any::<bool>(),
+            below_main in any::<bool>(),
         ) {
-            let input = MatchInput { frames, open_ended, ..MatchInput::default() };
+            let input = MatchInput { frames, open_ended, hidden_below_main: open_ended && below_main, ..MatchInput::default() };
             let mut scratch = Scratch::default();
             for pattern in &patterns {
                 let want = reference(pattern, &input);
                 prop_assert_eq!(stack_matches(pattern, &input), want);
                 prop_assert_eq!(stack_matches_in(pattern, &input, &Hashes::of(&input), &mut scratch), want);
             }
+        }
+    }
+
+    /// Names frames below `main` have on this glibc (§2.4): what the bounded tail stands for.
+    const BELOW_MAIN_SAMPLES: [&str; 5] = [
+        "(below main)",
+        "__libc_start_main@@GLIBC_2.34",
+        "_start",
+        "???",
+        "main",
+    ];
+
+    fn below_main_pattern() -> impl Strategy<Value = Pattern> {
+        prop_oneof![
+            2 => Just(Pattern::Ellipsis),
+            2 => "[ab]".prop_map(|s| Pattern::Fun(Glob::new(s.as_bytes()))),
+            2 => proptest::sample::select(&BELOW_MAIN_SAMPLES[..])
+                .prop_map(|s| Pattern::Fun(Glob::new(s.as_bytes()))),
+            1 => Just(Pattern::Fun(Glob::new(b"__libc_start*"))),
+            1 => Just(Pattern::Fun(Glob::new(b"_Z*"))),
+            1 => Just(Pattern::Fun(Glob::new(b"*"))),
+            1 => Just(Pattern::Obj(Glob::new(b"*/libc.so*"))),
+        ]
+    }
+
+    proptest! {
+        /// Below-main tails: the matcher never says `No` where some tail of start-up frames
+        /// (any number, each with a below-main name and any object) would make the pattern
+        /// match.
+        #[test]
+        fn below_main_tails_are_never_excluded_wrongly(
+            pattern in proptest::collection::vec(below_main_pattern(), 1..6),
+            shown in proptest::collection::vec("[ab]", 0..4),
+            tail in proptest::collection::vec(proptest::sample::select(&BELOW_MAIN_SAMPLES[..]), 0..6),
+        ) {
+            let frames: Vec<InputFrame> = shown.iter().map(|f| frame(f, "/o", None)).collect();
+            let input = MatchInput {
+                frames: frames.clone(),
+                open_ended: true,
+                hidden_below_main: true,
+                ..MatchInput::default()
+            };
+            let mut full = frames;
+            full.extend(tail.iter().map(|f| InputFrame {
+                fun: Known::Yes(f.as_bytes().to_vec()),
+                obj: Known::Unknown,
+                src: Known::Unknown,
+            }));
+            let concrete = MatchInput { frames: full, ..MatchInput::default() };
+            if stack_matches(&pattern, &input) == Truth::No {
+                prop_assert_eq!(reference(&pattern, &concrete), Truth::No);
+            }
+        }
+    }
+
+    #[test]
+    fn below_main_tails_decide_names_they_cannot_hold() {
+        let input = MatchInput {
+            frames: vec![frame("malloc", "/v", None), frame("main", "/p", None)],
+            open_ended: true,
+            hidden_below_main: true,
+            ..MatchInput::default()
+        };
+        let unbounded = MatchInput {
+            hidden_below_main: false,
+            ..input.clone()
+        };
+        for (spec, bounded, any) in [
+            (
+                &["fun:malloc", "...", "fun:_ZN3c1013demangle_type*"][..],
+                Truth::No,
+                Truth::Unknown,
+            ),
+            (
+                &["fun:malloc", "...", "fun:__libc_start_main*"],
+                Truth::Unknown,
+                Truth::Unknown,
+            ),
+            (
+                &["fun:malloc", "fun:main", "fun:(below main)"],
+                Truth::Unknown,
+                Truth::Unknown,
+            ),
+            (
+                &["fun:malloc", "fun:main", "fun:cuInit"],
+                Truth::No,
+                Truth::Unknown,
+            ),
+            (
+                &["fun:malloc", "fun:main", "obj:*"],
+                Truth::Unknown,
+                Truth::Unknown,
+            ),
+            (&["...", "fun:cuInit"], Truth::No, Truth::Unknown),
+            (&["fun:malloc", "...", "fun:main"], Truth::Yes, Truth::Yes),
+        ] {
+            let p = pats(spec);
+            assert_eq!(stack_matches(&p, &input), bounded, "{spec:?}");
+            assert_eq!(reference(&p, &input), bounded, "{spec:?}");
+            assert_eq!(stack_matches(&p, &unbounded), any, "{spec:?} unbounded");
         }
     }
 

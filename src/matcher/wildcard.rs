@@ -126,7 +126,23 @@ impl Glob {
         &self.pattern[..end]
     }
 
-    /// Whether `s` matches.
+    /// Whether some string that starts with `prefix` can match: the pattern agrees with
+    /// `prefix` character by character (`?` takes any) up to its first `*` or to the end of
+    /// `prefix`.
+    #[must_use]
+    pub fn may_start_with(&self, prefix: &[u8]) -> bool {
+        let p = self.as_bytes();
+        for (i, &c) in prefix.iter().enumerate() {
+            match p.get(i) {
+                Some(b'*') => return true,
+                Some(&b) if b == b'?' || b == c => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether the pattern matches the whole of `s` (§2.5).
     #[must_use]
     pub fn matches(&self, s: &[u8]) -> bool {
         match &self.shape {

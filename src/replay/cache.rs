@@ -208,6 +208,7 @@ impl MatchCache {
             kind,
             frames,
             open_ended,
+            hidden_below_main,
             demangled_names,
         } = input;
         key.push(match tool {
@@ -232,7 +233,11 @@ impl MatchCache {
             }
             None => key.push(0),
         }
-        key.push(u8::from(*open_ended) | (u8::from(*demangled_names) << 1));
+        key.push(
+            u8::from(*open_ended)
+                | (u8::from(*demangled_names) << 1)
+                | (u8::from(*hidden_below_main) << 2),
+        );
         len(key, frames.len());
         for f in frames {
             for id in self.frame_ids(f) {

@@ -117,8 +117,14 @@ impl ErrorEvidence {
     /// suppressed, or which rule is credited.
     #[must_use]
     pub fn approximate(&self) -> bool {
-        self.suppressed == Truth::Unknown
-            || (self.suppressed == Truth::Yes && self.possible.len() > 1)
+        self.suppressed == Truth::Unknown || self.credit_uncertain()
+    }
+
+    /// Whether the error is surely suppressed but the rule Valgrind credits is not known:
+    /// more than one rule may be the first match.
+    #[must_use]
+    pub fn credit_uncertain(&self) -> bool {
+        self.suppressed == Truth::Yes && self.possible.len() > 1
     }
 }
 
@@ -167,6 +173,13 @@ pub struct Tally {
     pub maybe_suppressed: u64,
     /// Of those, approximate (whether suppressed, or which rule).
     pub approximate: u64,
+    /// Of those, surely suppressed by a rule that is not known
+    /// ([`ErrorEvidence::credit_uncertain`]): `approximate` less `maybe_suppressed`.
+    pub credit_uncertain: u64,
+    /// Of the approximate ones, those undecided (at least) for an object the log does
+    /// not show ([`Why::OBJECT`]: a text log prints a frame with a source line without its
+    /// object; XML prints every frame's).
+    pub hidden_objects: u64,
     /// Of those, cut off by the end of their log.
     pub truncated: u64,
 }
@@ -191,6 +204,8 @@ impl Tally {
             Truth::No => {}
         }
         self.approximate += u64::from(e.approximate());
+        self.credit_uncertain += u64::from(e.credit_uncertain());
+        self.hidden_objects += u64::from(e.approximate() && e.why.contains(Why::OBJECT));
         self.truncated += u64::from(e.truncated);
     }
 
@@ -206,6 +221,8 @@ impl Tally {
         self.suppressed += other.suppressed;
         self.maybe_suppressed += other.maybe_suppressed;
         self.approximate += other.approximate;
+        self.credit_uncertain += other.credit_uncertain;
+        self.hidden_objects += other.hidden_objects;
         self.truncated += other.truncated;
     }
 }
@@ -254,11 +271,31 @@ mod tests {
         };
         assert_eq!(e.credited(), Some(3));
         assert!(!e.approximate());
+        let mut tally = Tally::new(0);
+        tally.count(&e);
         e.possible.push(4);
+        e.why = Why::ORDER;
         assert_eq!(e.credited(), None);
-        assert!(e.approximate());
+        assert!(e.approximate() && e.credit_uncertain());
+        tally.count(&e);
+        e.suppressed = Truth::Unknown;
+        e.why = Why::OBJECT;
+        assert!(e.approximate() && !e.credit_uncertain());
+        tally.count(&e);
         e.suppressed = Truth::No;
         e.possible.clear();
         assert!(!e.approximate());
+        tally.count(&e);
+        assert_eq!(
+            (
+                tally.errors,
+                tally.suppressed,
+                tally.maybe_suppressed,
+                tally.approximate,
+                tally.credit_uncertain,
+                tally.hidden_objects
+            ),
+            (4, 2, 1, 2, 1, 1)
+        );
     }
 }

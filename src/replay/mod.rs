@@ -22,6 +22,7 @@ pub mod credit;
 pub mod evidence;
 pub mod options;
 mod process;
+pub mod recorded;
 pub mod rules;
 
 use std::collections::VecDeque;
@@ -29,7 +30,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap as HashMap;
 
 pub use evidence::{ErrorEvidence, RuleCounts, Tally, Why};
-pub use rules::{RuleInfo, Rules, RulesOptions, Slot, ToolRules};
+pub use rules::{Group, RuleInfo, Rules, RulesOptions, Settings, Slot, ToolRules};
 
 use crate::logs::record::{ErrorRecord, LogFormat, LogItem};
 use crate::matcher::input::Known;
@@ -98,6 +99,11 @@ pub struct LogReplay<'r> {
     next_seq: u64,
     warned_demangled: bool,
     warned_callers: bool,
+    warned_release: bool,
+    /// The settings group of the rules this log is replayed with.
+    group: Group,
+    /// The tool of errors whose log names none.
+    default_tool: Tool,
     /// The matcher's answers for the inputs seen so far.
     cache: MatchCache,
     /// Leak kinds and tools whose rules' counts are already without bound.
@@ -120,10 +126,29 @@ impl<'r> LogReplay<'r> {
             next_seq: 0,
             warned_demangled: false,
             warned_callers: false,
+            warned_release: false,
+            group: 0,
+            default_tool: Tool::Memcheck,
             cache: MatchCache::default(),
             unbounded_leaks: 0,
             unbounded_tools: Vec::new(),
         }
+    }
+
+    /// Replay against the rules of settings group `group` ([`Rules::load_groups`]): the
+    /// release and depth this log was recorded with.
+    #[must_use]
+    pub const fn in_group(mut self, group: Group) -> Self {
+        self.group = group;
+        self
+    }
+
+    /// Take errors of processes whose preamble names no tool (an excerpt) as `tool`'s
+    /// (Memcheck's unless told).
+    #[must_use]
+    pub const fn default_tool(mut self, tool: Tool) -> Self {
+        self.default_tool = tool;
+        self
     }
 
     /// Replay one item.
@@ -142,7 +167,7 @@ impl<'r> LogReplay<'r> {
                     self.end_process(p.pid, on)?;
                 }
                 let run = RunOptions::parse(&p.options);
-                self.check_callers(&run, on)?;
+                self.check_recorded(p, &run, on)?;
                 let proc = self.procs.entry(p.pid).or_default();
                 proc.mangled =
                     self.format == LogFormat::Xml && p.options.iter().any(|o| o == "--demangle=no");
@@ -212,22 +237,44 @@ impl<'r> LogReplay<'r> {
         Ok(self.tally)
     }
 
-    fn check_callers<E>(
+    /// Say once per log when a process was recorded with another depth or release than
+    /// the rules of this log are read for (a flag that overrides the log, or a later
+    /// process that differs from the first).
+    fn check_recorded<E>(
         &mut self,
+        pre: &crate::logs::record::Preamble,
         run: &RunOptions,
         on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), ReplayError<E>> {
-        if self.warned_callers || !run.known {
-            return Ok(());
-        }
-        let recorded = run.num_callers.unwrap_or(12);
-        let used = self.rules.options.num_callers;
-        if recorded != used {
+        let used = self.rules.settings(self.group);
+        let who = pre
+            .pid
+            .map_or_else(String::new, |p| format!(" (process {p})"));
+        if !self.warned_callers
+            && let Some(recorded) = recorded::stated_depth(run)
+            && recorded != used.num_callers
+        {
             self.warned_callers = true;
             on(Event::Warning {
                 line: None,
                 message: format!(
-                    "this log was recorded with --num-callers={recorded}, but the rules are read as with --num-callers={used}: give --num-callers {recorded}"
+                    "this log{who} was recorded with --num-callers={recorded}, but its rules are read as with --num-callers={}: Valgrind cut them at {recorded}",
+                    used.num_callers
+                ),
+            })
+            .map_err(ReplayError::Handler)?;
+        }
+        if !self.warned_release
+            && let Some(text) = pre.valgrind_version.as_deref()
+            && let Some(recorded) = recorded::release_version(text)
+            && recorded != used.version
+        {
+            self.warned_release = true;
+            on(Event::Warning {
+                line: None,
+                message: format!(
+                    "this log{who} was recorded by Valgrind {text}, but its rules are loaded as Valgrind {} loads them",
+                    used.version
                 ),
             })
             .map_err(ReplayError::Handler)?;
@@ -241,10 +288,10 @@ impl<'r> LogReplay<'r> {
         on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), ReplayError<E>> {
         let proc = self.procs.entry(err.pid).or_default();
-        let tool = err.tool.or(proc.tool).unwrap_or(Tool::Memcheck);
+        let tool = err.tool.or(proc.tool).unwrap_or(self.default_tool);
         let rules = self
             .rules
-            .tool(tool)
+            .tool_in(self.group, tool)
             .map_err(|e| ReplayError::Refused(e.clone()))?;
         proc.objects.observe(err);
         let input = MatchInput::from_record_with(err, proc.mangled, Some(&proc.objects));
@@ -312,9 +359,9 @@ impl<'r> LogReplay<'r> {
         let Some(proc) = self.procs.remove(&pid) else {
             return Ok(());
         };
-        let rules = self.rules;
+        let (rules, group) = (self.rules, self.group);
         let mut decided = Vec::new();
-        let ended = proc.end(&|t| rules.tool(t).ok(), &mut decided);
+        let ended = proc.end(&|t| rules.tool_in(group, t).ok(), &mut decided);
         for (slot, c) in ended.counts {
             if let Some(r) = self.tally.rules.get_mut(slot) {
                 r.add(c);
@@ -331,13 +378,16 @@ impl<'r> LogReplay<'r> {
         // A count without bound stays so: mark each kind of leak rules and each tool once.
         let leaks = ended.unbounded_leaks & !self.unbounded_leaks;
         if leaks != 0
-            && let Ok(r) = rules.tool(Tool::Memcheck)
+            && let Ok(r) = rules.tool_in(group, Tool::Memcheck)
         {
             unbounded.extend(r.leak_rules(leaks).map(|id| r.slot(id)));
             self.unbounded_leaks |= leaks;
         }
         for tool in ended.unbounded_tools {
-            if let (Ok(r), false) = (rules.tool(tool), self.unbounded_tools.contains(&tool)) {
+            if let (Ok(r), false) = (
+                rules.tool_in(group, tool),
+                self.unbounded_tools.contains(&tool),
+            ) {
                 unbounded.extend(
                     (0..r.set.rules.len()).map(|id| {
                         r.slot(credit::RuleId::try_from(id).unwrap_or(credit::RuleId::MAX))
@@ -720,6 +770,62 @@ mod tests {
             );
         }
         assert_eq!((tally.rules[2].hits, tally.rules[2].hits_max), (0, Some(0)));
+    }
+
+    /// A log is replayed with the rules of its group, and says once where a process was
+    /// recorded with another release or depth than those rules are loaded for.
+    #[test]
+    fn a_log_says_where_its_recording_differs_from_its_rules() {
+        let v = |m| Version::new(m).expect("modelled");
+        let log = "==7== Memcheck, a memory error detector\n==7== Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info\n==7== Command: ./t\n==7== \n--7-- Valgrind options:\n--7--    --num-callers=3\n--7--    -v\n--7-- Contents of /proc/version:\n==7== Conditional jump or move depends on uninitialised value(s)\n==7==    at 0x109100: a (t.c:5)\n==7==    by 0x109200: b (t.c:40)\n==7==    by 0x109300: c (t.c:50)\n==7== \n==7== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)\n";
+        // Cut at 3 frames, `deep` (4 frames) is `a, b, c` and matches; read at 12 it needs a
+        // fourth frame, `d`, which the log (recorded at 3) cannot show.
+        let rules = "{\n deep\n Memcheck:Cond\n fun:a\n fun:b\n fun:c\n fun:d\n}\n";
+        let groups = [
+            Settings {
+                version: v(27),
+                num_callers: 12,
+            },
+            Settings {
+                version: v(19),
+                num_callers: 3,
+            },
+        ];
+        let rules = Rules::load_groups(
+            vec![RuleFile {
+                path: "r.supp".into(),
+                source: rules.as_bytes().to_vec(),
+            }],
+            &groups,
+            false,
+        );
+        let run = |group| {
+            let mut r =
+                LogReplay::new(&rules, LogFormat::Text, ReplayOptions::default()).in_group(group);
+            let mut rows = Vec::new();
+            let mut warnings = Vec::new();
+            let mut on = |ev: Event<'_>| -> Result<(), ()> {
+                match ev {
+                    Event::Error(e) => rows.push(e.suppressed),
+                    Event::Warning { message, .. } => warnings.push(message),
+                    Event::Input { .. } => {}
+                }
+                Ok(())
+            };
+            for item in TextReader::new(log.as_bytes()) {
+                r.feed(&item.expect("item"), &mut on).expect("feed");
+            }
+            r.finish(&mut on).expect("finish");
+            (rows, warnings)
+        };
+        let (rows, warnings) = run(1);
+        assert_eq!(rows, [Truth::Yes]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (rows, warnings) = run(0);
+        assert_eq!(rows, [Truth::No]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("--num-callers=3") && warnings[0].contains("=12"));
+        assert!(warnings[1].contains("Valgrind 3.19.0") && warnings[1].contains("3.27"));
     }
 
     #[test]

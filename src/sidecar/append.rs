@@ -2,6 +2,9 @@
 //! sidecar next to `OUT.supp` (if there is one), merges the generated rules into it
 //! ([`super::merge()`]: same name → `generated.from` merged by log hash, earliest
 //! `created`, fields people set kept) and writes it back atomically ([`super::store`]).
+//! [`load`] and [`Loaded`] are the same in steps, for a caller that must know the sidecar
+//! reads before it writes anything, and writes the sidecar together with its suppression
+//! file ([`super::store::commit`]).
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -92,6 +95,66 @@ pub struct Appended {
     pub problems: Vec<Problem>,
 }
 
+/// A sidecar read before a merge: the file, and what it holds (an empty sidecar when there
+/// is no file yet). Reading it first lets a caller refuse a sidecar it could not rewrite
+/// before it writes anything else (the suppression file it describes).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The sidecar's path.
+    pub path: PathBuf,
+    /// What it holds.
+    pub sidecar: Sidecar,
+    /// Values that do not fit the schema: kept as written, worth a warning.
+    pub problems: Vec<Problem>,
+    /// Whether the file exists.
+    pub exists: bool,
+}
+
+/// Read the sidecar at `path` (not the suppression file's path: see
+/// [`store::path_for`]) for a merge.
+///
+/// # Errors
+/// It cannot be read, is not YAML vgsupp accepts, or has another schema version (it could
+/// not be written back).
+pub fn load(path: &Path) -> Result<Loaded, StoreError> {
+    match store::read(path)? {
+        Some(d) if d.sidecar.version != super::VERSION => Err(StoreError::Encode {
+            path: path.to_path_buf(),
+            error: super::EncodeError::UnknownVersion(d.sidecar.version),
+        }),
+        Some(d) => Ok(Loaded {
+            path: path.to_path_buf(),
+            sidecar: d.sidecar,
+            problems: d.problems,
+            exists: true,
+        }),
+        None => Ok(Loaded {
+            path: path.to_path_buf(),
+            sidecar: Sidecar::new(),
+            problems: Vec::new(),
+            exists: false,
+        }),
+    }
+}
+
+impl Loaded {
+    /// Merge `rules` in ([`super::merge()`]).
+    pub fn merge(&mut self, rules: impl IntoIterator<Item = GeneratedRule>) -> Merged {
+        merge(&mut self.sidecar, rules.into_iter().map(RuleEntry::from))
+    }
+
+    /// The text to write.
+    ///
+    /// # Errors
+    /// When the sidecar cannot be encoded (another schema version).
+    pub fn encode(&self) -> Result<String, StoreError> {
+        super::encode(&self.sidecar).map_err(|error| StoreError::Encode {
+            path: self.path.clone(),
+            error,
+        })
+    }
+}
+
 /// Record `rules` in the sidecar of the suppression file `supp` (`supp` + `.yaml`):
 /// create it, or merge into the one there, and write it atomically. `project` is the
 /// project directory: a sidecar inside it that resolves outside through a symlink is
@@ -105,17 +168,13 @@ pub fn append(
     rules: impl IntoIterator<Item = GeneratedRule>,
     project: &Path,
 ) -> Result<Appended, StoreError> {
-    let path = store::path_for(supp);
-    let (mut sidecar, problems) = match store::read(&path)? {
-        Some(d) => (d.sidecar, d.problems),
-        None => (Sidecar::new(), Vec::new()),
-    };
-    let merged = merge(&mut sidecar, rules.into_iter().map(RuleEntry::from));
-    store::save(&path, &sidecar, project)?;
+    let mut loaded = load(&store::path_for(supp))?;
+    let merged = loaded.merge(rules);
+    store::save(&loaded.path, &loaded.sidecar, project)?;
     Ok(Appended {
-        path,
+        path: loaded.path,
         merged,
-        problems,
+        problems: loaded.problems,
     })
 }
 
@@ -233,6 +292,52 @@ mod tests {
         }
         append(&supp, same, tmp.path()).expect("append");
         assert_eq!(fs::read_to_string(&done.path).expect("read"), text);
+    }
+
+    #[test]
+    fn an_absolute_source_path_gives_way_to_a_relative_one() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let supp = tmp.path().join("out.supp");
+        fs::write(&supp, SUPP).expect("write");
+        let logs = |supp: &Path| -> Vec<Vec<String>> {
+            let loaded = load(&store::path_for(supp)).expect("load");
+            loaded
+                .sidecar
+                .rules
+                .iter()
+                .map(|r| {
+                    let g = r.generated.as_ref().expect("generated");
+                    g.from.iter().filter_map(|s| s.log.clone()).collect()
+                })
+                .collect()
+        };
+        append(
+            &supp,
+            generated(day(1), "/home/ci/logs/a.log", "aa"),
+            tmp.path(),
+        )
+        .expect("a");
+        append(&supp, generated(day(2), "../logs/a.log", "aa"), tmp.path()).expect("b");
+        assert_eq!(logs(&supp), [["../logs/a.log"], ["../logs/a.log"]]);
+        // A relative path stays what it was (the same log, found under another name).
+        append(
+            &supp,
+            generated(day(3), "elsewhere/a.log", "aa"),
+            tmp.path(),
+        )
+        .expect("c");
+        assert_eq!(logs(&supp), [["../logs/a.log"], ["../logs/a.log"]]);
+    }
+
+    #[test]
+    fn load_refuses_another_version_and_reads_nothing_as_empty() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let side = tmp.path().join("x.supp.yaml");
+        let none = load(&side).expect("absent");
+        assert!(!none.exists && none.sidecar.rules.is_empty());
+        assert_eq!(none.encode().expect("encodes"), "version: 1\n");
+        fs::write(&side, "version: 3\n").expect("write");
+        assert!(matches!(load(&side), Err(StoreError::Encode { .. })));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! duplicated, and what people edited wins.
 //!
 //! For a rule of the same name: `generated.from` lists are merged by log (`sha256`, or
-//! the log path when a source has none), the earliest `created` is kept, `reason`,
+//! the log path when a source has none; a source's recorded path is kept, unless it is
+//! absolute and the new one relative), the earliest `created` is kept, `reason`,
 //! `owner`, `tracking`, `origin` and `expires` are kept when set (a person may have edited
 //! them) and filled in when not, the `fingerprint` and `generated.tool` are the incoming
 //! ones (they describe the rule as now written), `environment` keys are added, and `seen`
@@ -101,7 +102,17 @@ fn merge_generated(old: &mut Generated, new: Generated) {
             .find(|s| source_key(s).is_some() && source_key(s) == source_key(&src));
         match existing {
             Some(s) => {
-                keep_or_fill(&mut s.log, src.log);
+                // A path recorded absolute (where an older vgsupp ran) gives way to one
+                // relative to the sidecar, which means the same on every clone.
+                let absolute = |l: &Option<String>| {
+                    l.as_deref()
+                        .is_some_and(|l| std::path::Path::new(l).is_absolute())
+                };
+                if absolute(&s.log) && src.log.is_some() && !absolute(&src.log) {
+                    s.log = src.log;
+                } else {
+                    keep_or_fill(&mut s.log, src.log);
+                }
                 keep_or_fill(&mut s.valgrind, src.valgrind);
                 keep_or_fill(&mut s.command, src.command);
                 keep_or_fill(&mut s.errors, src.errors);

@@ -37,7 +37,7 @@ use std::str::FromStr;
 use crate::date::Date;
 use crate::yaml::{self, Map, Notes};
 
-pub use append::{Appended, GeneratedRule, append};
+pub use append::{Appended, GeneratedRule, Loaded, append};
 pub use decode::{Decoded, Problem, ProblemKind, SidecarError, decode};
 pub use encode::{EncodeError, encode};
 pub use fingerprint::fingerprint;

@@ -1,6 +1,7 @@
 //! The suppression language: line splitting, the lossless model, the structural parser, the
 //! exact loader emulation and the canonical formatter. No I/O happens here.
 
+pub mod binary;
 pub mod format;
 pub mod kinds;
 pub mod lines;

@@ -17,7 +17,7 @@ use vgsupp::supp::Version;
 /// The first-party declaration of the torch fixtures: the extension, by object
 /// (`leaky_ext.cpython-311-x86_64-linux-gnu.so`) and by source file name
 /// (`leaky_ext.cpp`, which is all a text log shows of a frame with a line).
-const FIRST_PARTY: &str = "*/leaky_ext*";
+const FIRST_PARTY: &str = "leaky_ext*";
 
 /// The ground truth of `../shared/fixtures/README.md`: the first-party bugs by the source
 /// line the verdict rests on (the line of the error, or of the allocation for a leak or
@@ -267,29 +267,57 @@ fn leaky_ext_xml_keeps_the_ground_truth() {
 
 #[test]
 fn cpython_and_cudart_fixtures_keep_nothing() {
-    for name in [
-        "cpython-pass.txt",
-        "cpython-pass-pythonmalloc-malloc.txt",
-        "cudart12-libcuda535.txt",
-        "cudart12-libcuda535-keep-debuginfo.txt",
-        "cudart12-libcuda535.xml",
-        "cudart13-libcuda535.txt",
-        "cudart13-nodriver.txt",
+    // CPython alone has no first-party code (`--no-first-party`); the CUDA probes are
+    // first-party (`cudart_probe.c`, the `cudart_probe_cu12` program) and bug-free.
+    for (name, args, review) in [
+        ("cpython-pass.txt", &["--no-first-party"][..], 0),
+        (
+            "cpython-pass-pythonmalloc-malloc.txt",
+            &["--no-first-party"],
+            0,
+        ),
+        (
+            "cudart12-libcuda535.txt",
+            &["--first-party", "cudart_probe*"],
+            0,
+        ),
+        (
+            "cudart12-libcuda535-keep-debuginfo.txt",
+            &["--first-party", "cudart_probe*"],
+            0,
+        ),
+        // XML does not list the driver's unload: its `???` frames cannot be placed, so
+        // its 7 leaks are reviewed (the text log with -v, and --keep-debuginfo=yes, place
+        // them).
+        (
+            "cudart12-libcuda535.xml",
+            &["--first-party", "cudart_probe*"],
+            7,
+        ),
+        (
+            "cudart13-libcuda535.txt",
+            &["--first-party", "cudart_probe*"],
+            0,
+        ),
+        (
+            "cudart13-nodriver.txt",
+            &["--first-party", "cudart_probe*"],
+            0,
+        ),
     ] {
         let Some(log) = shared_fixture(&format!("fixtures/torch/{name}"), "gen small fixtures")
         else {
             return;
         };
-        // The probe binaries live under /home/dev/leaky_ext/build: they match the
-        // declaration, and still nothing is theirs.
-        let run = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+        let run = run_gen(&[&log], args);
         assert!(
             run.with("keep").is_empty(),
             "{name}: {:?}",
             run.with("keep")
         );
-        assert!(
-            run.with("review").is_empty(),
+        assert_eq!(
+            run.with("review").len(),
+            review,
             "{name}: {:?}",
             run.with("review")
         );
@@ -303,7 +331,7 @@ fn unloaded_driver_frames_make_one_rule_per_allocator() {
     let Some(log) = shared_fixture("fixtures/torch/cudart12-libcuda535.txt", "gen cudart12") else {
         return;
     };
-    let run = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+    let run = run_gen(&[&log], &["--first-party", "cudart_probe*"]);
     let text = std::fs::read_to_string(&run.supp).expect("read");
     // `calloc` and `malloc` in the unloaded driver (`???`, no object), reached from the
     // runtime's exported API.
@@ -378,7 +406,7 @@ fn existing_rules_take_their_errors_and_output_appends() {
             .current_dir(repo(""))
             .arg("gen")
             .arg(&cpython)
-            .args(["--first-party", FIRST_PARTY, "-q", "-s", &supp, "-o", &supp])
+            .args(["--no-first-party", "-q", "-s", &supp, "-o", &supp])
             .assert()
             .success();
         let after = std::fs::read(&first.supp).expect("read");
@@ -501,47 +529,79 @@ fn json_report() {
 }
 
 #[test]
-fn first_party_that_matches_nothing_is_said() {
+fn first_party_that_matches_nothing_stops_gen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_supp = dir.path().join("out.supp");
+    // Globs typed the ways users type them, none matching this log's first-party code:
+    // a relative glob with `/` (from the project directory), an object name, a directory.
+    for glob in [
+        "*/not_here*",
+        "build/*",
+        "libmy_lib.so",
+        "/home/dev/leaky_ext/*",
+    ] {
+        let out = vgsupp()
+            .current_dir(repo(""))
+            .args([
+                "gen",
+                "tests/data/gen/torch-excerpt.txt",
+                "--first-party",
+                glob,
+            ])
+            .arg("-o")
+            .arg(&out_supp)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{glob}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no frame of these logs is first-party")
+                && err.contains("nothing is written"),
+            "{glob}: {err}"
+        );
+        assert!(err.contains("--no-first-party"), "{err}");
+        assert!(
+            err.contains("leaky_ext.cpp"),
+            "the sources it could not place are named: {err}"
+        );
+        assert!(!out_supp.exists(), "{glob}: nothing written");
+        assert!(out.stdout.is_empty(), "{glob}: no report");
+    }
     let out = vgsupp()
         .current_dir(repo(""))
         .args([
             "gen",
             "tests/data/gen/torch-excerpt.txt",
             "--first-party",
-            "*/not_here*",
+            "*/leaky_ext*",
         ])
         .output()
         .expect("run");
-    assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("no frame of these logs is first-party"),
-        "{err}"
-    );
-    // A directory glob cannot decide on the file names a text log shows: reviewed.
+    assert!(err.contains("relative to the project directory"), "{err}");
+    // Told the logs have no first-party code: rules are written, but code nothing places
+    // (the extension's frames: a text log hides their object) is reviewed, not suppressed.
     let out = vgsupp()
         .current_dir(repo(""))
         .args([
             "gen",
             "tests/data/gen/torch-excerpt.txt",
-            "--first-party",
-            "/home/dev/leaky_ext/*",
+            "--no-first-party",
             "--format",
             "json",
         ])
         .output()
         .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("could not be told first-party or not"),
-        "{err}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let kept_or_suppressed_ext = v["errors"]
-        .as_array()
-        .expect("errors")
+    let rows = v["errors"].as_array().expect("errors");
+    let ext_suppressed = rows
         .iter()
-        .filter(|r| r["verdict"] == "suppress")
+        .filter(|r| r["verdict"] != "review")
         .filter(|r| {
             r["location"]
                 .as_str()
@@ -549,9 +609,21 @@ fn first_party_that_matches_nothing_is_said() {
         })
         .count();
     assert_eq!(
-        kept_or_suppressed_ext, 0,
-        "first-party code is never suppressed on a guess"
+        ext_suppressed, 0,
+        "code it cannot place is never suppressed on a guess"
     );
+    assert!(rows.iter().any(|r| r["verdict"] == "suppress"));
+    // `--no-first-party` and `--first-party` contradict each other.
+    vgsupp()
+        .args([
+            "gen",
+            "tests/data/gen/torch-excerpt.txt",
+            "--no-first-party",
+            "--first-party",
+            "x*",
+        ])
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -620,16 +692,38 @@ fn xml_without_suppression_blocks() {
     let dir = tempfile::tempdir().expect("tmp");
     let log = dir.path().join("no-gen-blocks.xml");
     std::fs::write(&log, stripped).expect("write");
-    let run = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
+    // XML does not say which object the driver's `???` frames were in: by default they are
+    // reviewed; opted in, rules are written from the demangled names and objects.
+    let run = run_gen(&[&log], &["--first-party", "cudart_probe*"]);
+    assert!(run.with("suppress").is_empty());
+    assert_eq!(run.with("review").len(), 7);
+    let run = run_gen(
+        &[&log],
+        &["--first-party", "cudart_probe*", "--unknown", "suppress"],
+    );
     assert!(run.with("keep").is_empty());
     assert!(!run.with("suppress").is_empty());
+    // Code no profile claims is named after no library: not after `libcudart` or glibc
+    // frames further down, which are not where the errors are.
+    let text = std::fs::read_to_string(&run.supp).expect("rules");
+    let names: Vec<&str> = text
+        .lines()
+        .zip(text.lines().skip(1))
+        .filter(|(open, _)| *open == "{")
+        .map(|(_, name)| name.trim())
+        .collect();
+    assert!(!names.is_empty());
+    assert!(
+        names.iter().all(|n| n.starts_with("third-party.")),
+        "{names:?}"
+    );
     assert_guarantee(&run, &log, 12);
     assert_clean(&run.supp, 12);
 }
 
 /// `gen -o` records every written rule's provenance in `OUT.supp.yaml`, with the owner,
-/// first-party globs and expiry of `vgsupp.yaml`; a second run merges into it: people's
-/// edits, unknown keys and the first `created` survive, the same log is one source.
+/// first-party globs and expiry of `vgsupp.yaml`; a second run (`--force`) merges into it:
+/// people's edits, unknown keys and the first `created` survive, the same log is one source.
 #[test]
 fn sidecar_records_provenance_and_merges_on_append() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -637,14 +731,15 @@ fn sidecar_records_provenance_and_merges_on_append() {
     std::fs::copy(repo("tests/data/gen/torch-excerpt.txt"), &log).expect("copy");
     std::fs::write(
         dir.path().join("vgsupp.yaml"),
-        "first-party: [\"*/leaky_ext*\"]\nowner: \"@ml-infra\"\nexpires-in: 30\n",
+        "first-party: [\"leaky_ext*\"]\nowner: \"@ml-infra\"\nexpires-in: 30\n",
     )
     .expect("config");
-    let gen_on = |today: &str| {
+    let gen_on = |today: &str, extra: &[&str]| {
         let out = vgsupp()
             .current_dir(dir.path())
             .env("VGSUPP_TODAY", today)
             .args(["gen", "run.txt", "-o", "out.supp", "--format", "json"])
+            .args(extra)
             .output()
             .expect("run");
         assert!(
@@ -655,7 +750,7 @@ fn sidecar_records_provenance_and_merges_on_append() {
         let v: Value = serde_json::from_slice(&out.stdout).expect("json");
         v
     };
-    let report = gen_on("2026-12-01");
+    let report = gen_on("2026-12-01", &[]);
     // The config's first-party globs were used: the excerpt's bugs are kept.
     assert!(
         report["errors"]
@@ -718,7 +813,8 @@ fn sidecar_records_provenance_and_merges_on_append() {
         "{}",
         String::from_utf8_lossy(&check.stdout)
     );
-    // A person edits one entry and adds a key vgsupp does not know; gen runs again later.
+    // A person edits one entry and adds a key vgsupp does not know; gen runs again later
+    // and replaces the file (appending would find nothing new and write nothing).
     let (edited, _) = &written[0];
     let text = std::fs::read_to_string(&yaml).expect("yaml");
     let at = text
@@ -731,7 +827,7 @@ fn sidecar_records_provenance_and_merges_on_append() {
         &text[owner_line + "    owner: \"@ml-infra\"".len()..]
     );
     std::fs::write(&yaml, text).expect("edit");
-    gen_on("2026-12-05");
+    gen_on("2026-12-05", &["--force"]);
     let second = read(&yaml);
     let e = second.sidecar.rule(edited).expect("entry kept");
     assert_eq!(e.owner.as_deref(), Some("@someone-else"));
@@ -772,7 +868,7 @@ fn bundled_example_keeps_its_bugs_and_its_rules_are_current() {
 #[test]
 fn fixture_rules_hold_on_another_stack() {
     let Some(fixture) = shared_fixture(
-        "torch/leaky-ext.txt.gz",
+        "fixtures/torch/leaky-ext.txt.gz",
         "fixture_rules_hold_on_another_stack",
     ) else {
         return;
@@ -783,12 +879,16 @@ fn fixture_rules_hold_on_another_stack() {
     // ground truth, see the test above).
     let there = run_gen(&[&log], &["--first-party", FIRST_PARTY]);
     let verdicts = replay(&log, &from_fixture.supp, 40);
-    let (mut third, mut hidden, mut maybe) = (0u32, 0u32, 0u32);
+    let (mut third, mut hidden, mut maybe, mut kept_maybe) = (0u32, 0u32, 0u32, 0u32);
     for r in there.rows() {
         let line = r["line"].as_u64().expect("line");
         let truth = verdicts.get(&line).copied().expect("a verdict per error");
         if r["verdict"] == "keep" {
-            assert_eq!(truth, Truth::No, "first-party error hidden: {r}");
+            // Never surely hidden. The text log hides the extension's object, so a rule
+            // pinned at `obj:*/libtorch_cuda.so*` may match `tensor_leak` here (Valgrind,
+            // which knows the object, does not: the README there says so).
+            assert_ne!(truth, Truth::Yes, "first-party error hidden: {r}");
+            kept_maybe += u32::from(truth == Truth::Unknown);
             continue;
         }
         third += 1;
@@ -799,6 +899,7 @@ fn fixture_rules_hold_on_another_stack() {
         }
     }
     assert!(third > 12_000, "{third}");
+    assert!(kept_maybe <= 1, "{kept_maybe} kept errors may be hidden");
     // Measured: 10,830 of 12,932 decided hidden, 2,066 more approximate (frames below
     // `main` that the log hides), 36 shown.
     assert!(
@@ -829,7 +930,7 @@ fn gen_rules_given_back_to_valgrind_on_the_stand_in_stack() {
         return;
     };
     let b = Scenario::build(&B);
-    let first_party = "*/standin_ext*";
+    let first_party = "standin_ext*";
     for how in Recording::ALL {
         let log = a.record(how);
         let run = run_gen(&[&log], &["--first-party", first_party]);
@@ -858,8 +959,13 @@ fn gen_rules_given_back_to_valgrind_on_the_stand_in_stack() {
                 && want == "suppress"
                 && got == "review"
                 && intended.is_some_and(|i| i.id == "c10.cpu_caps");
+            // XML does not list unloads: the driver's `???` frames cannot be placed.
+            let xml_driver_review = how == Recording::Xml
+                && want == "suppress"
+                && got == "review"
+                && intended.is_some_and(|i| i.id.starts_with("driver."));
             assert!(
-                got == want || demangled_review,
+                got == want || demangled_review || xml_driver_review,
                 "{how:?} {}:{} {:?}: {got}, not {want}",
                 log.display(),
                 e.line,

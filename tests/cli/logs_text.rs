@@ -733,13 +733,20 @@ fn truncated_logs() {
     let cut = &p.errors[3];
     assert_eq!((cut.line, cut.truncated, cut.stack.len()), (158, false, 2));
     assert!(p.errors[..3].iter().all(|e| !e.truncated));
-    // One warning, where the log ends (its last line, without `\n`).
-    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    // Two warnings, where the log ends (its last line, without `\n`): the error it ends
+    // inside, and the summary it ends before.
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
     assert_eq!(r.warnings[0].0, 162);
     assert!(
         r.warnings[0]
             .1
             .starts_with("the log ends inside error `Invalid free()")
+    );
+    assert_eq!(r.warnings[1].0, 162);
+    assert!(
+        r.warnings[1]
+            .1
+            .starts_with("the log ends before Valgrind's final summary of process 26542")
     );
 
     // Cut after a blank line inside Helgrind's lock-order error, then binary junk: the
@@ -750,8 +757,13 @@ fn truncated_logs() {
     let p = &r.procs[&14030];
     assert_eq!(p.kinds(), ["Race", "Race", "LockOrder"]);
     assert!(!p.errors[2].truncated);
-    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert_eq!(r.warnings.len(), 3, "{:?}", r.warnings);
     assert!(r.warnings.iter().any(|(_, m)| m.contains("binary data")));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|(_, m)| m.contains("final summary of process 14030"))
+    );
     assert!(
         r.warnings
             .iter()
@@ -816,8 +828,16 @@ fn large_logs_read_on_several_threads_give_the_same_items() {
 
     let sequential = read_from(data.as_slice(), "big.log");
     let file = std::fs::File::open(&log).expect("open");
-    let mut reader = vgsupp::logs::parallel::ParallelTextReader::new(file, "big.log", 2, 1 << 20)
-        .expect("parallel reader");
+    // On the lockstep schedule: which chunks are used does not depend on the machine's
+    // scheduling (bench/logs.sh measures that).
+    let mut reader = vgsupp::logs::parallel::ParallelTextReader::with_schedule(
+        file,
+        "big.log",
+        2,
+        1 << 20,
+        vgsupp::logs::parallel::Schedule::Lockstep,
+    )
+    .expect("parallel reader");
     let parallel: Vec<LogItem> = reader.by_ref().map(|i| i.expect("item")).collect();
     assert_eq!(parallel, sequential);
     let stats = reader.stats();
@@ -1104,7 +1124,18 @@ fn errors_in_excerpts() {
         };
         let reader: Box<dyn BufRead> = Box::new(std::io::Cursor::new(body.into_bytes()));
         let (_, items) = vgsupp::logs::detect::from_reader(reader, id).expect("read");
-        let items: Vec<LogItem> = items.map(|i| i.expect("in memory")).collect();
+        // Excerpt 31 has no line Valgrind wrote (a poster's retyping): not a log.
+        let mut read = Vec::new();
+        let mut not_a_log = false;
+        for item in items {
+            match item {
+                Ok(i) => read.push(i),
+                Err(vgsupp::logs::ReadError::NotALog { .. }) => not_a_log = true,
+                Err(e) => panic!("excerpt {id}: {e}"),
+            }
+        }
+        assert_eq!(not_a_log, id == "31", "excerpt {id}");
+        let items = read;
         let errors: Vec<&ErrorRecord> = items.iter().filter_map(LogItem::as_error).collect();
         assert_eq!(errors.len(), want, "excerpt {id}: {errors:#?}");
         for e in &errors {

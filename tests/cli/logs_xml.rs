@@ -620,9 +620,16 @@ fn large_logs_read_on_several_threads_give_the_same_items() {
 
     let (sequential, _) = read(&data);
     let file = std::fs::File::open(&log).expect("open");
-    let mut reader =
-        vgsupp::logs::xml::parallel::ParallelXmlReader::new(file, "big.xml", 2, 1 << 20)
-            .expect("parallel reader");
+    // On the lockstep schedule: which chunks are used does not depend on the machine's
+    // scheduling (bench/logs.sh measures that).
+    let mut reader = vgsupp::logs::xml::parallel::ParallelXmlReader::with_schedule(
+        file,
+        "big.xml",
+        2,
+        1 << 20,
+        vgsupp::logs::parallel::Schedule::Lockstep,
+    )
+    .expect("parallel reader");
     let parallel: Vec<LogItem> = reader.by_ref().map(|i| i.expect("item")).collect();
     assert_eq!(parallel, sequential);
     let stats = reader.stats();
@@ -675,9 +682,15 @@ fn leaky_ext_xml_prefix_read_on_several_threads() {
     file.write_all(&data).expect("write");
     for chunk in [256 << 10, 1 << 20] {
         let file = file.try_clone().expect("clone");
-        let mut reader =
-            vgsupp::logs::xml::parallel::ParallelXmlReader::new(file, "torch.xml", 2, chunk)
-                .expect("parallel reader");
+        // Lockstep: the share of chunks used is the guesses', not the scheduler's.
+        let mut reader = vgsupp::logs::xml::parallel::ParallelXmlReader::with_schedule(
+            file,
+            "torch.xml",
+            2,
+            chunk,
+            vgsupp::logs::parallel::Schedule::Lockstep,
+        )
+        .expect("parallel reader");
         let parallel: Vec<LogItem> = reader.by_ref().map(|i| i.expect("item")).collect();
         assert!(
             parallel == sequential,

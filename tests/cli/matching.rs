@@ -408,6 +408,7 @@ fn json_output_parses_and_holds_every_error() {
             "kind",
             "leak_kind",
             "suppressed_by",
+            "suppressed",
             "approximate",
         ] {
             assert!(e.get(key).is_some(), "missing {key}: {e}");

@@ -148,7 +148,7 @@ fn gen_counts_a_profiles_rules_as_existing() {
         .args([
             "gen",
             "--first-party",
-            "*/leaky_ext*",
+            "cudart_probe*",
             "-s",
             "profile:cuda-driver",
         ])

@@ -1,4 +1,6 @@
-//! `vgsupp fmt`: canonical formatting in place, or `--check`/`--diff`.
+//! `vgsupp fmt`: canonical formatting in place, or `--check`/`--diff`. A binary file
+//! (`vgsupp::supp::binary`) is never rewritten nor diffed: it is named as an error, the
+//! other files are still formatted, and the run exits 2.
 
 use anyhow::Result;
 
@@ -7,15 +9,25 @@ use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
 use vgsupp::config::Resolved;
-use vgsupp::supp::format_source;
+use vgsupp::supp::{binary, format_source};
 
 pub fn run(args: &FmtArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     let paths = files::collect(&args.walk.paths, &settings.suppressions.value)?;
     let write = !args.check && !args.diff;
     let mut changed = 0_usize;
+    let mut refused = 0_usize;
     for path in &paths {
         let name = files::display(path);
         let source = files::read(path)?;
+        if let Some(found) = binary::detect(&source) {
+            // Formatting changes whitespace around the lines Valgrind reads; in a binary
+            // file those bytes are data, and Valgrind refuses or ignores it either way.
+            out.error(&format!(
+                "{name}: {found}, not a suppression file: not formatted (see `vgsupp check {name}`)"
+            ));
+            refused += 1;
+            continue;
+        }
         let formatted = format_source(&source);
         if formatted == source {
             out.verbose(&format!("unchanged {name}"));
@@ -32,8 +44,10 @@ pub fn run(args: &FmtArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
             }
         }
     }
-    out.status(&summary(write, changed, paths.len()));
-    Ok(if args.check && changed > 0 {
+    out.status(&summary(write, changed, paths.len() - refused));
+    Ok(if refused > 0 {
+        Exit::Error
+    } else if args.check && changed > 0 {
         Exit::Findings
     } else {
         Exit::Clean

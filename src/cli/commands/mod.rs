@@ -55,6 +55,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             };
             let s = settings::resolve(&flags, config, &cwd, out);
             a.valgrind = s.valgrind.value.to_string();
+            a.valgrind_origin = Some(s.valgrind.origin.clone());
             matching::run(&a, out)
         }
         Command::Gen(a) => {

@@ -27,7 +27,10 @@
 //! processes, whose open processes at a chunk's start are not the guess's), the consumer
 //! stops the reader threads and reads the rest alone ([`ParallelStats::alone`]).
 //!
-//! Memory stays bounded: readers run at most a few chunks ahead of the consumer.
+//! Memory stays bounded: readers run at most a few chunks ahead of the consumer. How far
+//! ahead they are decides which guess a chunk is read with, so the share of chunks used
+//! depends on the scheduler ([`claims`]): `bench/logs.sh` measures it; tests fix it with a
+//! [`Schedule`] ([`ParallelTextReader::with_schedule`]).
 //! [`ParallelTextReader::for_each_ref`] hands each chunk's items back to the thread that
 //! allocated them, which reuses their stacks' storage for later errors and frees the rest:
 //! cheaper than iterating.
@@ -45,10 +48,13 @@ use std::thread::JoinHandle;
 
 use super::record::{LogItem, ReadError};
 use super::text::{ResumeKey, State};
+use claims::Claims;
+pub use claims::Schedule;
 use sync::next_line_end;
 use window::Scratch;
 use worker::{Shared, lock, read_chunk, read_range, shift, work};
 
+pub(crate) mod claims;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -86,6 +92,8 @@ pub struct ParallelTextReader {
     alone: bool,
     /// Chunks read again in a row after which it reads alone.
     rereads_before_alone: u32,
+    /// With [`Schedule::AllAhead`]: every chunk has arrived.
+    all_in: bool,
 }
 
 /// How the chunks of a log were read, for benchmarks and tests.
@@ -149,6 +157,22 @@ impl ParallelTextReader {
     /// # Errors
     /// When the file's size or its first chunk cannot be read.
     pub fn new(file: File, name: &str, threads: usize, chunk: u64) -> Result<Self, ReadError> {
+        Self::with_schedule(file, name, threads, chunk, Schedule::Free)
+    }
+
+    /// [`Self::new`], with the reader threads on `schedule` (tests and benchmarks: which
+    /// guess each chunk is read with, and so [`Self::stats`], then does not depend on how
+    /// the machine schedules the threads).
+    ///
+    /// # Errors
+    /// When the file's size or its first chunk cannot be read.
+    pub fn with_schedule(
+        file: File,
+        name: &str,
+        threads: usize,
+        chunk: u64,
+        schedule: Schedule,
+    ) -> Result<Self, ReadError> {
         let io = |source| ReadError::Io {
             path: name.to_owned(),
             source,
@@ -164,9 +188,10 @@ impl ParallelTextReader {
             chunks,
             name: name.to_owned(),
             seed: Mutex::new(Arc::new(State::new(name))),
-            claims: Mutex::new((1, 0)),
+            claims: Mutex::new(Claims::default()),
             wake: Condvar::new(),
             window: threads * 2 + 2,
+            schedule,
             cancel: AtomicBool::new(false),
             sync_bytes: AtomicU64::new(0),
             spent: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
@@ -221,6 +246,7 @@ impl ParallelTextReader {
             rereads_in_a_row: 0,
             alone: false,
             rereads_before_alone: REREADS_BEFORE_ALONE,
+            all_in: false,
         })
     }
 
@@ -241,8 +267,26 @@ impl ParallelTextReader {
         }
     }
 
-    /// The result for chunk `k` and the thread that read it, waiting for it.
+    /// The result for chunk `k` and the thread that read it, waiting for it. Every chunk
+    /// before `k` is done with (a lockstep schedule lets the readers claim `k` now).
     fn take(&mut self, k: usize) -> std::io::Result<(Chunk, Option<usize>)> {
+        match self.shared.schedule {
+            Schedule::Free => {}
+            Schedule::Lockstep => {
+                lock(&self.shared.claims).settled = k;
+                self.shared.wake.notify_all();
+            }
+            Schedule::AllAhead => {
+                // Nothing is consumed before every chunk was read (with the first guess).
+                while !self.all_in && self.early.len() < self.shared.chunks {
+                    let (i, by, c) = self.rx.recv().map_err(|_| {
+                        std::io::Error::other("a reader thread stopped unexpectedly")
+                    })?;
+                    self.early.insert(i, (by, c));
+                }
+                self.all_in = true;
+            }
+        }
         loop {
             if let Some((by, c)) = self.early.remove(&k) {
                 return c.map(|c| (c, by));
@@ -273,10 +317,7 @@ impl ParallelTextReader {
             let k = self.next;
             let (chunk, by) = self.take(k)?;
             self.next += 1;
-            {
-                let mut c = lock(&sh.claims);
-                c.1 = self.next;
-            }
+            lock(&sh.claims).taken = self.next;
             sh.wake.notify_all();
             let Chunk {
                 start,
@@ -424,6 +465,24 @@ impl ParallelTextReader {
     /// What `f` returns.
     pub fn for_each_ref<E>(
         mut self,
+        f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_ref(f)
+    }
+
+    /// [`Self::for_each_ref`], then how the chunks were read ([`Self::stats`]): for
+    /// `benches/ingest.rs`, which measures the share of chunks a machine's scheduling
+    /// lets the reader threads contribute.
+    pub fn for_each_ref_stats<E>(
+        mut self,
+        f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
+    ) -> (Result<(), E>, ParallelStats) {
+        let done = self.each_ref(f);
+        (done, self.stats())
+    }
+
+    fn each_ref<E>(
+        &mut self,
         mut f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
     ) -> Result<(), E> {
         for item in self.current.by_ref() {

@@ -33,19 +33,32 @@ fn sequential(bytes: &[u8]) -> Vec<LogItem> {
 }
 
 fn parallel(bytes: &[u8], threads: usize, chunk: u64) -> (Vec<LogItem>, ParallelStats) {
-    parallel_as(bytes, threads, chunk, false)
+    parallel_as(bytes, threads, chunk, false, Schedule::Free)
 }
 
-/// [`parallel`], with the reader threads kept whatever the guesses give (`never_alone`).
+/// [`parallel`] on `schedule`: its stats do not depend on the machine's scheduling.
+fn scheduled(
+    bytes: &[u8],
+    threads: usize,
+    chunk: u64,
+    schedule: Schedule,
+) -> (Vec<LogItem>, ParallelStats) {
+    parallel_as(bytes, threads, chunk, false, schedule)
+}
+
+/// [`parallel`], with the reader threads kept whatever the guesses give (`never_alone`),
+/// on `schedule`.
 fn parallel_as(
     bytes: &[u8],
     threads: usize,
     chunk: u64,
     never_alone: bool,
+    schedule: Schedule,
 ) -> (Vec<LogItem>, ParallelStats) {
     let mut f = tempfile::tempfile().expect("tempfile");
     f.write_all(bytes).expect("write");
-    let mut r = ParallelTextReader::new(f, "log", threads, chunk).expect("open");
+    let mut r =
+        ParallelTextReader::with_schedule(f, "log", threads, chunk, schedule).expect("open");
     if never_alone {
         r = r.never_alone();
     }
@@ -53,21 +66,30 @@ fn parallel_as(
     (items, r.stats())
 }
 
-/// Parallel reading gives exactly the sequential items, for every chunk size.
+/// Parallel reading gives exactly the sequential items, for every chunk size: on a free
+/// schedule, and on the two that fix the guesses (the freshest, then the stalest, where
+/// chunks are read again, until the consumer reads alone or, kept, to the end).
 fn same_items(label: &str, bytes: &[u8], chunks: &[u64]) {
     let want = sequential(bytes);
     for &chunk in chunks {
-        for (threads, never_alone) in [(1, false), (3, false), (3, true)] {
-            let (got, stats) = parallel_as(bytes, threads, chunk, never_alone);
+        for (threads, never_alone, schedule) in [
+            (1, false, Schedule::Free),
+            (3, false, Schedule::Free),
+            (3, true, Schedule::Free),
+            (2, false, Schedule::Lockstep),
+            (2, false, Schedule::AllAhead),
+            (2, true, Schedule::AllAhead),
+        ] {
+            let (got, stats) = parallel_as(bytes, threads, chunk, never_alone, schedule);
             assert_eq!(
                 got.len(),
                 want.len(),
-                "{label}: chunk {chunk}, {threads} threads: item count ({stats:?})"
+                "{label}: chunk {chunk}, {threads} threads, {schedule:?}: item count ({stats:?})"
             );
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(
                     g, w,
-                    "{label}: chunk {chunk}, {threads} threads: item {i} ({stats:?})"
+                    "{label}: chunk {chunk}, {threads} threads, {schedule:?}: item {i} ({stats:?})"
                 );
             }
         }
@@ -161,22 +183,30 @@ fn damaged_logs_read_the_same() {
 
 #[test]
 fn a_single_process_log_is_mostly_read_in_parallel() {
-    // Which guesses the reader threads start from depends on how far ahead of the
-    // consumer the scheduler lets them run (a busy machine lets them run on stale seeds),
-    // so the share is asked of the best of three reads; the items must be right every time.
+    // Which guess a chunk is read with depends on how far ahead of the consumer the
+    // scheduler lets the reader threads run (a busy machine lets them run on stale
+    // guesses), so the share is asked of the lockstep schedule, where every chunk gets the
+    // freshest guess there is: the guesses, not the scheduler, are under test. The share a
+    // machine gets is measured by bench/logs.sh.
     let bytes = log_bytes(&repo("tests/data/logs/text/leaky-ext.txt.gz"), 4 << 20);
     let expected = sequential(&bytes);
-    let mut tries = Vec::new();
-    for _ in 0..3 {
-        let (items, stats) = parallel(&bytes, 2, 65_536);
-        assert_eq!(items, expected);
-        let used = stats.accepted + stats.reread;
-        if stats.accepted * 10 >= used * 9 && stats.chunks >= 60 {
-            return;
-        }
-        tries.push(stats);
-    }
-    panic!("too few chunks taken from the reader threads: {tries:?}");
+    let (items, stats) = scheduled(&bytes, 2, 65_536, Schedule::Lockstep);
+    assert_eq!(items, expected);
+    let used = stats.accepted + stats.reread;
+    assert!(
+        !stats.alone && stats.chunks >= 60 && stats.accepted * 10 >= used * 9,
+        "too few chunks taken from the reader threads: {stats:?}"
+    );
+    // The same chunks read again, on the same schedule, are used the same.
+    assert_eq!(scheduled(&bytes, 2, 65_536, Schedule::Lockstep).1, stats);
+    // The stalest guesses (every chunk read before the consumer takes any) are mostly
+    // wrong: the consumer reads on alone, and the items are still the sequential ones.
+    let (items, stale) = scheduled(&bytes, 2, 65_536, Schedule::AllAhead);
+    assert_eq!(items, expected);
+    assert!(
+        stale.reread >= 1 && stale.accepted < stats.accepted,
+        "{stale:?}"
+    );
 }
 
 #[test]
@@ -187,7 +217,7 @@ fn line_numbers_of_later_chunks_are_the_logs() {
             "==7== Invalid read of size 4\n==7==    at 0x{i:X}: f{i} (a.c:{i})\n==7== \n"
         ));
     }
-    let (items, stats) = parallel(log.as_bytes(), 2, 512);
+    let (items, stats) = scheduled(log.as_bytes(), 2, 512, Schedule::Lockstep);
     assert!(stats.accepted > 5, "{stats:?}");
     let lines: Vec<u64> = items
         .iter()
@@ -310,7 +340,9 @@ fn a_log_of_many_short_processes_is_read_alone_after_a_few_chunks() {
              =={pid}== ERROR SUMMARY: 6 errors from 6 contexts (suppressed: 0 from 0)\n"
         ));
     }
-    let (items, stats) = parallel(log.as_bytes(), 2, 2048);
+    // Every chunk read with the first guess (before the consumer takes any): a schedule a
+    // loaded machine may give, fixed here.
+    let (items, stats) = scheduled(log.as_bytes(), 2, 2048, Schedule::AllAhead);
     let want = sequential(log.as_bytes());
     let at = items.iter().zip(&want).position(|(a, b)| a != b);
     assert_eq!(
@@ -424,8 +456,13 @@ mod soup {
                 };
                 prop_assert!(line >= 1 && line <= lines, "{item:?}");
             }
-            for never_alone in [false, true] {
-                let (got, _) = parallel_as(&log, 2, chunk, never_alone);
+            for (never_alone, schedule) in [
+                (false, Schedule::Free),
+                (true, Schedule::Free),
+                (false, Schedule::Lockstep),
+                (true, Schedule::AllAhead),
+            ] {
+                let (got, _) = parallel_as(&log, 2, chunk, never_alone, schedule);
                 prop_assert_eq!(&got, &want);
             }
         }
@@ -456,8 +493,13 @@ fn the_cap_on_shown_errors_reads_the_same_in_chunks() {
         .filter(|i| matches!(i, LogItem::ContextCount { .. }))
         .count();
     assert_eq!(counts, 2, "the third listed error is past the cap");
-    for never_alone in [false, true] {
-        let (got, stats) = parallel_as(log.as_bytes(), 2, 16 << 10, never_alone);
-        assert!(got == want, "{stats:?}");
+    for (never_alone, schedule) in [
+        (false, Schedule::Free),
+        (true, Schedule::Free),
+        (false, Schedule::Lockstep),
+        (true, Schedule::AllAhead),
+    ] {
+        let (got, stats) = parallel_as(log.as_bytes(), 2, 16 << 10, never_alone, schedule);
+        assert!(got == want, "{schedule:?}: {stats:?}");
     }
 }

@@ -7,6 +7,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use super::Chunk;
+use super::claims::{Claim, Claims, Schedule};
 use super::sync::{SYNC_WINDOW_CHUNKS, SyncFor, find_sync};
 use super::window::{READ_BUF, Scratch, Window};
 use crate::logs::record::LogItem;
@@ -20,11 +21,13 @@ pub(super) struct Shared {
     pub(super) name: String,
     /// The latest known state of the log's processes, for readers of later chunks.
     pub(super) seed: Mutex<Arc<State>>,
-    /// (next chunk to claim, chunks consumed).
-    pub(super) claims: Mutex<(usize, usize)>,
+    /// Which chunks the readers have claimed, and where the consumer is.
+    pub(super) claims: Mutex<Claims>,
     pub(super) wake: Condvar,
     /// How many chunks readers may run ahead of the consumer.
     pub(super) window: usize,
+    /// How far ahead they may run.
+    pub(super) schedule: Schedule,
     pub(super) cancel: AtomicBool,
     /// Bytes read while looking for sync lines ([`ParallelStats::sync_bytes`]).
     pub(super) sync_bytes: AtomicU64,
@@ -74,14 +77,15 @@ pub(super) fn work(
         let k = loop {
             take_spent(&mut scratch);
             let mut c = lock(&sh.claims);
-            if c.0 >= sh.chunks || sh.cancel.load(Ordering::Relaxed) {
-                drop(c);
-                drop(std::mem::take(&mut *lock(&sh.spent[id])));
-                return;
-            }
-            if c.0 < c.1 + sh.window {
-                c.0 += 1;
-                break c.0 - 1;
+            let stopped = sh.cancel.load(Ordering::Relaxed);
+            match c.claim(sh.chunks, sh.window, sh.schedule, stopped) {
+                Claim::Read(k) => break k,
+                Claim::Stop => {
+                    drop(c);
+                    drop(std::mem::take(&mut *lock(&sh.spent[id])));
+                    return;
+                }
+                Claim::Wait => {}
             }
             #[cfg(test)]
             if sh.pause_before_wait.load(Ordering::Relaxed) {

@@ -146,15 +146,18 @@ impl State {
         true
     }
 
-    /// Adds a frame to the stack the process's error is reading (its own, or the last aux
-    /// stack once its own has frames).
+    /// Adds a frame to the stack the process's error is reading: its own until that one
+    /// is done (a line that is not a frame, or a blank line, came after its frames), then
+    /// the last aux stack. Valgrind prints the error's own stack first, so a description
+    /// line between the header and the first frame never takes the frames after it.
     pub(super) fn push_frame(&mut self, i: usize, ip: Option<u64>, what: &[u8]) {
         let Some(cur) = self.procs[i].cur.as_mut() else {
             return;
         };
+        let done = cur.stack_done;
         let rec = &mut cur.rec;
         let stack = match rec.aux.last_mut() {
-            Some(a) if !rec.stack.is_empty() => &mut a.stack,
+            Some(a) if done => &mut a.stack,
             _ if cur.gap => return,
             _ => &mut rec.stack,
         };
@@ -185,6 +188,11 @@ impl State {
         let rest = trim_start(t);
         let indent = t.len() - rest.len();
         if rest.is_empty() {
+            return;
+        }
+        // Helgrind prints `Locks held: …` between a race's header and its stack (XML has no
+        // such line): a description of the access, not an aux stack.
+        if cur.rec.stack.is_empty() && cur.rec.aux.is_empty() && rest.starts_with(b"Locks held:") {
             return;
         }
         cur.stack_done |= !cur.rec.stack.is_empty();
@@ -485,6 +493,18 @@ impl State {
         let mut order: Vec<(u64, Option<u32>)> =
             self.procs.iter().map(|p| (p.opened, p.pid)).collect();
         order.sort_unstable();
+        // Processes whose preamble the log shows (not an excerpt) and no `ERROR SUMMARY`,
+        // which Valgrind prints when the client exits, and which did not say why they
+        // stopped (`FATAL:`, `valgrind: …`). One summary is enough: whether a listing
+        // follows it cannot always be told (`-v` with nothing listed prints no hint).
+        let unfinished: Vec<Option<u32>> = order
+            .iter()
+            .filter_map(|&(_, pid)| {
+                let p = &self.procs[self.find_proc(pid)?];
+                (p.pre_seen && p.summaries == 0 && !p.fatal_seen && p.fatal.is_none())
+                    .then_some(pid)
+            })
+            .collect();
         let mut cuts = Vec::new();
         for (_, pid) in order {
             let Some(i) = self.find_proc(pid) else {
@@ -513,6 +533,30 @@ impl State {
             self.end_proc(i);
         }
         self.warn_cuts(&cuts);
+        self.warn_unfinished(&unfinished);
+    }
+
+    /// One warning for the processes the log ends before Valgrind's final summary of (a
+    /// text log has no end marker; XML's `<status>` gives its own warning).
+    fn warn_unfinished(&mut self, pids: &[Option<u32>]) {
+        let Some(&first) = pids.first() else {
+            return;
+        };
+        let whose = if let [_] = pids {
+            format!("process {}", pid_text(first))
+        } else {
+            format!("{} processes (the first: {})", pids.len(), pid_text(first))
+        };
+        let n = self.line_no;
+        self.warn(
+            n,
+            format!(
+                "the log ends before Valgrind's final summary of {whose} (no last `ERROR \
+                 SUMMARY`): it is still being written, Valgrind was killed, or the program \
+                 exec'd another without --trace-children=yes; errors and counts may be \
+                 incomplete"
+            ),
+        );
     }
 
     /// One warning for the errors the end of the log cut short.

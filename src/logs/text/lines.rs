@@ -450,6 +450,7 @@ impl State {
 
     pub(super) fn flush_fatal(&mut self, i: usize) {
         if let Some((line, message)) = self.procs[i].fatal.take() {
+            self.procs[i].fatal_seen = true;
             let pid = self.procs[i].pid;
             self.emit_for(i, LogItem::Fatal { pid, line, message });
         }

@@ -79,6 +79,7 @@ struct ProcKey {
     orphan: bool,
     syms_read: Option<Vec<u8>>,
     syms_failed: bool,
+    fatal_seen: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -214,6 +215,7 @@ impl State {
                 orphan,
                 syms_read,
                 syms_failed,
+                fatal_seen,
                 depth_hint: _,
                 names_hint: _,
             } = p;
@@ -241,6 +243,7 @@ impl State {
                 orphan: *orphan,
                 syms_read: syms_read.clone(),
                 syms_failed: *syms_failed,
+                fatal_seen: *fatal_seen,
             }
         };
         let block_key = |b: &Block| {

@@ -136,6 +136,9 @@ pub(super) struct Proc {
     /// when its next segment is mapped, which is not a second load.
     pub(super) syms_read: Option<Vec<u8>>,
     pub(super) syms_failed: bool,
+    /// A `FATAL:` or fatal-signal message of this process was emitted: Valgrind said why it
+    /// stopped, so a missing summary needs no warning.
+    pub(super) fatal_seen: bool,
     /// The length of this process's last error stack and the bytes of its names: the
     /// next one is likely as deep.
     pub(super) depth_hint: usize,
@@ -173,6 +176,7 @@ impl Proc {
             orphan: false,
             syms_read: None,
             syms_failed: false,
+            fatal_seen: false,
             depth_hint: 16,
             names_hint: 1024,
         }
@@ -658,6 +662,11 @@ impl State {
 
     pub(super) fn flush_vfatal(&mut self) {
         if let Some((line, message)) = self.vfatal.take() {
+            // Valgrind said it failed, without saying which process: none of the open ones
+            // needs a warning that its summary is missing.
+            for p in &mut self.procs {
+                p.fatal_seen = true;
+            }
             self.out.push_back(LogItem::Fatal {
                 pid: None,
                 line,

@@ -1,6 +1,7 @@
 //! What `vgsupp gen` prints. Human: the kept bugs grouped by source line first, then what
-//! needs review, then one line per generated rule with its error count, then the totals
-//! per log. JSON: the contract of PRODUCT.md §2 (`errors`, `rules`).
+//! needs review grouped by why (each reason said once) and then by place, then one line
+//! per generated rule with its error count, then the totals per log. JSON: the contract
+//! of PRODUCT.md §2 (`errors`, `rules`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,7 +10,6 @@ use anyhow::Result;
 use serde::Serialize;
 
 use vgsupp::r#gen::{Generated, Generator, Row, Verdict};
-use vgsupp::matcher::Truth;
 use vgsupp::supp::model::LeakKind;
 
 /// How many groups of reviewed errors the human report lists.
@@ -72,6 +72,34 @@ fn by_location<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<(String, Vec<&'a 
         .collect()
 }
 
+/// `N errors at K source lines`, with the rows that have no source line (grouped by
+/// function, or all together) counted apart: `N errors: A at K source lines, B at P
+/// places without a source line`.
+fn where_counted(groups: &[(String, Vec<&Row>)], line: &str) -> String {
+    let total: usize = groups.iter().map(|(_, rows)| rows.len()).sum();
+    let (with, without): (Vec<_>, Vec<_>) = groups
+        .iter()
+        .partition(|(_, rows)| rows[0].location.is_some());
+    let rows = |gs: &[&(String, Vec<&Row>)]| gs.iter().map(|(_, r)| r.len()).sum::<usize>();
+    if without.is_empty() {
+        return format!("{} at {}", plural(total, "error"), plural(with.len(), line));
+    }
+    let apart = format!(
+        "{} at {} without a source line",
+        thousands(rows(&without) as u64),
+        plural(without.len(), "place")
+    );
+    if with.is_empty() {
+        return format!("{}, {apart}", plural(total, "error"));
+    }
+    format!(
+        "{}: {} at {}, {apart}",
+        plural(total, "error"),
+        thousands(rows(&with) as u64),
+        plural(with.len(), line)
+    )
+}
+
 /// What a group of rows is: its kinds with counts, and for leaks the bytes lost.
 fn group_detail(rows: &[&Row]) -> String {
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
@@ -119,9 +147,8 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
     let groups = by_location(keep.iter().copied());
     let _ = writeln!(
         s,
-        "Kept (first-party bugs): {} at {}",
-        plural(keep.len(), "error"),
-        plural(groups.len(), "source line")
+        "Kept (first-party bugs): {}",
+        where_counted(&groups, "source line")
     );
     let width = groups
         .iter()
@@ -137,60 +164,57 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
             group_detail(rows),
             where_text(g, rows)
         );
-        for r in rows.iter().filter_map(|r| r.existing) {
-            let name = String::from_utf8_lossy(&generator.existing().table[r].name);
-            let _ = writeln!(
-                s,
-                "  {:width$}  warning: already hidden by `{name}` of the -s files",
-                ""
-            );
-        }
+        existing_warnings(&mut s, rows, generator, width);
     }
     let review: Vec<&Row> = g
         .rows
         .iter()
         .filter(|r| r.verdict == Verdict::Review)
         .collect();
-    let groups = by_location(review.iter().copied());
     let _ = writeln!(
         s,
         "\nReview (no rule written): {} at {}",
         plural(review.len(), "error"),
-        plural(groups.len(), "place")
+        plural(by_location(review.iter().copied()).len(), "place")
     );
-    let width = groups
-        .iter()
-        .map(|(l, _)| l.len())
-        .max()
-        .unwrap_or(0)
-        .min(40);
-    for (loc, rows) in groups.iter().take(SHOWN_REVIEW) {
-        let hidden = rows
-            .iter()
-            .find_map(|r| {
-                g.review_hidden
-                    .iter()
-                    .find(|(row, _, _)| std::ptr::eq(&g.rows[*row], *r))
-            })
-            .map(|&(_, k, t)| {
-                let how = if t == Truth::Yes { "hides" } else { "may hide" };
-                format!("  (rule `{}` {how} it)", g.rules[k].name)
-            })
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "  {loc:<width$}  {}  {}  {}{hidden}",
-            group_detail(rows),
-            rows[0].reason.text(),
-            where_text(g, rows)
-        );
+    // Each reason once, the most frequent first, then its places.
+    let mut reasons: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
+    for r in &review {
+        reasons.entry(r.reason.text()).or_default().push(r);
     }
-    if groups.len() > SHOWN_REVIEW {
+    let mut reasons: Vec<(String, Vec<&Row>)> = reasons.into_iter().collect();
+    reasons.sort_by_key(|(_, rows)| std::cmp::Reverse(rows.len()));
+    for (reason, rows) in &reasons {
+        let groups = by_location(rows.iter().copied());
         let _ = writeln!(
             s,
-            "  … {} more places (--format json lists every error)",
-            groups.len() - SHOWN_REVIEW
+            "  {} at {} — {}",
+            plural(rows.len(), "error"),
+            plural(groups.len(), "place"),
+            reason
         );
+        let width = groups
+            .iter()
+            .map(|(l, _)| l.len())
+            .max()
+            .unwrap_or(0)
+            .min(40);
+        for (loc, rows) in groups.iter().take(SHOWN_REVIEW) {
+            let _ = writeln!(
+                s,
+                "    {loc:<width$}  {}  {}",
+                group_detail(rows),
+                where_text(g, rows)
+            );
+            existing_warnings(&mut s, rows, generator, width + 2);
+        }
+        if groups.len() > SHOWN_REVIEW {
+            let _ = writeln!(
+                s,
+                "    … {} more places (--format json lists every error)",
+                groups.len() - SHOWN_REVIEW
+            );
+        }
     }
     let covered: u64 = g.rules.iter().map(|r| r.errors).sum();
     let _ = writeln!(
@@ -242,6 +266,27 @@ pub fn human(g: &Generated, generator: &Generator, written: Option<&str>) -> Str
     s
 }
 
+/// The `-s` rules that hide (or may hide) kept or reviewed rows: one warning line each.
+fn existing_warnings(s: &mut String, rows: &[&Row], generator: &Generator, width: usize) {
+    let mut seen = std::collections::BTreeSet::new();
+    for r in rows {
+        let (slot, how) = match (r.existing, r.existing_maybe) {
+            (Some(slot), _) => (slot, "hidden"),
+            (None, Some(slot)) => (slot, "maybe hidden (what the log hides decides)"),
+            (None, None) => continue,
+        };
+        if !seen.insert((slot, how)) {
+            continue;
+        }
+        let name = String::from_utf8_lossy(&generator.existing().table[slot].name);
+        let _ = writeln!(
+            s,
+            "  {:width$}  warning: {how} by `{name}` of the -s files",
+            ""
+        );
+    }
+}
+
 /// A function name without its parameter list, for a report line.
 fn short(f: &str) -> String {
     vgsupp::r#gen::names::short(f)
@@ -257,6 +302,17 @@ struct JsonRow<'a> {
     origin: &'a str,
     location: Option<&'a str>,
     rule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hidden_by: Option<HiddenBy>,
+}
+
+/// A `-s` rule that hides (or may hide) a kept or reviewed error.
+#[derive(Serialize)]
+struct HiddenBy {
+    name: String,
+    file: String,
+    line: u32,
+    surely: bool,
 }
 
 #[derive(Serialize)]
@@ -270,6 +326,21 @@ struct JsonRule<'a> {
 struct Json<'a> {
     errors: Vec<JsonRow<'a>>,
     rules: Vec<JsonRule<'a>>,
+}
+
+fn hidden_by(generator: &Generator, slot: vgsupp::replay::Slot, surely: bool) -> HiddenBy {
+    let rules = generator.existing();
+    let rule = &rules.table[slot];
+    HiddenBy {
+        name: String::from_utf8_lossy(&rule.name).into_owned(),
+        file: rules
+            .files
+            .get(rule.file)
+            .map(|f| f.path.clone())
+            .unwrap_or_default(),
+        line: rule.line,
+        surely,
+    }
 }
 
 pub fn json(g: &Generated, generator: &Generator) -> Result<String> {
@@ -289,6 +360,12 @@ pub fn json(g: &Generated, generator: &Generator) -> Result<String> {
                 (None, Some(slot)) if r.verdict == Verdict::Suppress => Some(
                     String::from_utf8_lossy(&generator.existing().table[slot].name).into_owned(),
                 ),
+                _ => None,
+            },
+            hidden_by: match (r.verdict, r.existing, r.existing_maybe) {
+                (Verdict::Suppress, ..) => None,
+                (_, Some(slot), _) => Some(hidden_by(generator, slot, true)),
+                (_, None, Some(slot)) => Some(hidden_by(generator, slot, false)),
                 _ => None,
             },
         })

@@ -12,6 +12,7 @@
 //! until every earlier log is done. Past [`LIMITS`]`.held` bytes waiting, a later log pauses
 //! until its turn, so memory stays bounded however large the logs are.
 
+mod explain;
 mod progress;
 mod render;
 mod stream;
@@ -27,15 +28,19 @@ use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
 use progress::Progress;
+use rayon::prelude::*;
 use render::{ErrorRow, Groups, RuleRefs};
+use vgsupp::config::Origin;
 use vgsupp::logs::detect;
 use vgsupp::logs::record::{ErrorRecord, ReadError};
+use vgsupp::matcher::RefusedFile;
 use vgsupp::matcher::stack::explain;
 use vgsupp::matcher::{MatchInput, RuleFile, Truth};
+use vgsupp::replay::recorded::{self, Given, LogPlan, Plan, Recorded};
 use vgsupp::replay::{
-    Event, LogReplay, ReplayError, ReplayOptions, Rules, RulesOptions, Tally, ToolRules,
+    Event, Group, LogReplay, ReplayError, ReplayOptions, Rules, Tally, ToolRules,
 };
-use vgsupp::supp::{Tool, Version};
+use vgsupp::supp::Version;
 
 use stream::{Halt, LIMITS, LogSink, Report, Stop, halt_on_write, replay_all};
 
@@ -98,19 +103,32 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
             source: files::read(&path)?,
         });
     }
-    let rules = Rules::load(
-        rule_files,
-        RulesOptions {
-            version,
+    let log_paths = files::collect_logs(&args.logs)?;
+    let names: Vec<String> = log_paths.iter().map(|p| files::display(p)).collect();
+    // What each log says of its run (tool, release, depth) decides how its rules load.
+    let recorded: Vec<Recorded> = log_paths.par_iter().map(|p| recorded::read(p)).collect();
+    let plan = Plan::new(
+        &names,
+        &recorded,
+        &Given {
+            version_flag: (args.valgrind_origin == Some(Origin::Flag)).then_some(version),
+            version_config: matches!(args.valgrind_origin, Some(Origin::Config(_)))
+                .then_some(version),
             num_callers: args.num_callers,
-            go_on: args.keep_going,
+            tools: args.tool.iter().map(|t| t.tool()).collect(),
         },
     );
-    if let Some(exit) = refuse(&rules, args.keep_going, out) {
+    for note in &plan.notes {
+        out.status(&format!("warning: {note}"));
+    }
+    let rules = Rules::load_used(rule_files, &plan.groups, args.keep_going, &plan.tools);
+    if let Some(exit) = refuse(&rules, &plan, &names, &recorded, args, out) {
         return Ok(exit);
     }
+    if let Some(target) = &args.explain {
+        explain::check_target(&rules, target)?;
+    }
     let refs = RuleRefs::new(&rules).context("serializing the rules")?;
-    let log_paths = files::collect_logs(&args.logs)?;
     // A log that cannot be opened fails the run before anything is printed, as when the
     // whole report was built first; later failures (a corrupt gzip member) come after the
     // rows before them (docs/formats.md).
@@ -146,6 +164,7 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
             let done = replay_log(
                 &log_paths[log],
                 log,
+                plan.logs[log],
                 &refs,
                 args,
                 mode,
@@ -172,7 +191,7 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
         if explaining {
             match collated.explain.as_str() {
                 "" => w.write_all(
-                    b"no error was compared with that rule (check its name, or give FILE:LINE)\n",
+                    b"no error of these logs was compared with that rule: none is of the tool it is for\n",
                 ),
                 text => w.write_all(text.as_bytes()),
             }
@@ -247,23 +266,53 @@ impl Write for RawStdout {
 }
 
 /// Valgrind would not run with these files (it refuses one, aborts on one, or crashes on one
-/// of its rules): say why and stop, unless `--keep-going`, which only warns.
-fn refuse(rules: &Rules, keep_going: bool, out: &Output) -> Option<Exit> {
+/// of its rules) as the logs were recorded — by their tools, with their release and depth:
+/// say why and stop, unless `--keep-going`, which only warns. A file that only a tool no log
+/// used refuses loads, as it did for Valgrind.
+fn refuse(
+    rules: &Rules,
+    plan: &Plan,
+    names: &[String],
+    recorded: &[Recorded],
+    args: &MatchArgs,
+    out: &Output,
+) -> Option<Exit> {
     let mut seen = BTreeSet::new();
     let mut problems = Vec::new();
-    let found = Tool::ALL
-        .into_iter()
-        .filter_map(|t| rules.tool(t).err())
-        .chain(&rules.problems);
-    for p in found {
+    let mut found: Vec<(&RefusedFile, Option<Group>)> = Vec::new();
+    for (g, _) in plan.groups.iter().enumerate() {
+        for &t in &plan.tools {
+            if let Err(p) = rules.tool_in(g, t) {
+                found.push((p, Some(g)));
+            }
+        }
+    }
+    found.extend(
+        rules
+            .problems
+            .iter()
+            .filter(|p| plan.tools.contains(&p.tool))
+            .map(|p| (p, None)),
+    );
+    // The release to give `check` where a log's release, not the one `check` applies,
+    // refuses the files.
+    let mut check_release = None;
+    for (p, group) in found {
         if seen.insert((p.file.clone(), p.line, p.message)) {
-            problems.push(format!("{p} [{}]", vgsupp::lint::code_for(p.error)));
+            let why = group
+                .and_then(|g| {
+                    let why = release_from_log(plan, g, names, recorded, args)?;
+                    check_release.get_or_insert(plan.groups.get(g)?.version);
+                    Some(why)
+                })
+                .unwrap_or_default();
+            problems.push(format!("{p}{why} [{}]", vgsupp::lint::code_for(p.error)));
         }
     }
     if problems.is_empty() {
         return None;
     }
-    if keep_going {
+    if args.keep_going {
         for p in &problems {
             out.status(&format!("warning: {p} (going on: --keep-going)"));
         }
@@ -272,8 +321,37 @@ fn refuse(rules: &Rules, keep_going: bool, out: &Output) -> Option<Exit> {
     for p in &problems {
         out.error(p);
     }
-    out.error("Valgrind would not run with these suppression files: fix them (see `vgsupp check`), or give --keep-going to replay anyway");
+    let check = check_release.map_or_else(
+        || "vgsupp check".to_owned(),
+        |v| format!("vgsupp check --valgrind {v}"),
+    );
+    out.error(&format!("Valgrind would not run with these suppression files: fix them (see `{check}`), or give --keep-going to replay anyway"));
     Some(Exit::Error)
+}
+
+/// ` (as Valgrind 3.19 loads it: the release that recorded run.log)`, when group `g`'s
+/// release is the one a log of the group names, not the one `check` applies (the
+/// project's, or the default): why `check` may not find what stops the run.
+fn release_from_log(
+    plan: &Plan,
+    g: Group,
+    names: &[String],
+    recorded: &[Recorded],
+    args: &MatchArgs,
+) -> Option<String> {
+    let version = plan.groups.get(g)?.version;
+    if args.valgrind_flag.is_some() || args.valgrind.parse::<Version>().ok() == Some(version) {
+        return None;
+    }
+    let log = plan
+        .logs
+        .iter()
+        .zip(recorded)
+        .position(|(l, r)| l.group == g && r.version() == Some(version))?;
+    Some(format!(
+        " (as Valgrind {version} loads it: the release that recorded {})",
+        names.get(log)?
+    ))
 }
 
 /// Replay one log: its verdicts go to `sink` in log order, its counts to `totals`.
@@ -282,6 +360,7 @@ fn refuse(rules: &Rules, keep_going: bool, out: &Output) -> Option<Exit> {
 fn replay_log(
     path: &std::path::Path,
     index: usize,
+    plan: LogPlan,
     refs: &RuleRefs<'_>,
     args: &MatchArgs,
     mode: Mode,
@@ -299,7 +378,9 @@ fn replay_log(
             inputs: mode.explain,
             signatures: mode.summary,
         },
-    );
+    )
+    .in_group(plan.group)
+    .default_tool(plan.tool);
     let mut explain_text = String::new();
     let mut since_tick = 0u64;
     let wanted = sink.checker();
@@ -376,8 +457,8 @@ fn explain_error(
         if !rule.kind_matches(&input.kind) {
             let _ = writeln!(
                 text,
-                "  kind: the rule is `{}`, the error is not of that kind: no match\n",
-                String::from_utf8_lossy(&rule.kind)
+                "  kind: {}\n",
+                explain::kind_mismatch(rule, &input.kind)
             );
             continue;
         }

@@ -25,6 +25,7 @@ pub(super) struct ErrorRow<'a> {
     kind: Kind<'a>,
     leak_kind: Option<&'static str>,
     suppressed_by: Option<&'a RawValue>,
+    suppressed: &'static str,
     approximate: bool,
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,6 +151,7 @@ impl<'a> ErrorRow<'a> {
             },
             leak_kind: e.leak_kind.map(|k| k.token()),
             suppressed_by: e.likely.map(|s| refs.json(s)),
+            suppressed: suppressed_word(e.suppressed),
             approximate,
             truncated: e.truncated,
             why: approximate.then(|| e.why.names().collect()),
@@ -210,6 +212,16 @@ impl<'a> ErrorRow<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A row's `suppressed`: whether Valgrind suppresses the error — `yes`, `no`, or `maybe`
+/// when it depends on what the log hides (docs/formats.md).
+const fn suppressed_word(t: Truth) -> &'static str {
+    match t {
+        Truth::Yes => "yes",
+        Truth::No => "no",
+        Truth::Unknown => "maybe",
     }
 }
 
@@ -301,6 +313,12 @@ fn max_text(c: RuleCounts) -> String {
     c.hits_max.map_or_else(|| "?".to_owned(), thousands)
 }
 
+/// Whether the summary says that hidden objects leave verdicts undecided: when at least
+/// 1% of the rows are (a few such rows say so in their own `why`).
+fn hidden_objects_matter(tally: &Tally) -> bool {
+    tally.hidden_objects > 0 && tally.hidden_objects * 100 >= tally.errors
+}
+
 /// The human summary: totals, errors not suppressed (grouped), rules by hits.
 pub(super) fn summary(
     w: &mut impl Write,
@@ -312,18 +330,28 @@ pub(super) fn summary(
     let not = tally.errors - tally.suppressed - tally.maybe_suppressed;
     writeln!(
         w,
-        "{} errors and loss records in {} log{}: {} suppressed, {} not suppressed{}; {} approximate{}",
+        "{} errors and loss records in {} log{}: {} suppressed, {} not suppressed{}{}{}",
         thousands(tally.errors),
         thousands(logs as u64),
         if logs == 1 { "" } else { "s" },
         thousands(tally.suppressed),
         thousands(not),
         if tally.maybe_suppressed > 0 {
-            format!(", {} may be suppressed", thousands(tally.maybe_suppressed))
+            format!(
+                ", {} may or may not be suppressed",
+                thousands(tally.maybe_suppressed)
+            )
         } else {
             String::new()
         },
-        thousands(tally.approximate),
+        if tally.credit_uncertain > 0 {
+            format!(
+                "; for {} of the suppressed the credited rule is uncertain",
+                thousands(tally.credit_uncertain)
+            )
+        } else {
+            String::new()
+        },
         if tally.truncated > 0 {
             format!(
                 "; {} cut off by the end of their log",
@@ -333,9 +361,19 @@ pub(super) fn summary(
             String::new()
         },
     )?;
+    if hidden_objects_matter(tally) {
+        writeln!(
+            w,
+            "\n{} of these verdicts are undecided because a text log does not show the object of a frame printed with its source line: record with --xml=yes (XML prints every frame's object) to decide them.",
+            thousands(tally.hidden_objects)
+        )?;
+    }
     for (maybe, title) in [
         (false, "Not suppressed"),
-        (true, "May be suppressed (the logs hide what decides it)"),
+        (
+            true,
+            "May or may not be suppressed (the logs hide what decides it)",
+        ),
     ] {
         let mut section: Vec<(&GroupKey, &Group)> = groups
             .groups
@@ -451,6 +489,7 @@ mod tests {
         kind: Kind<'a>,
         leak_kind: Option<&'static str>,
         suppressed_by: Option<RuleRef<'a>>,
+        suppressed: &'static str,
         approximate: bool,
         truncated: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -525,6 +564,11 @@ mod tests {
                 },
                 leak_kind: e.leak_kind.map(|k| k.token()),
                 suppressed_by: e.likely.map(|s| rule_ref(&rules, s)),
+                suppressed: match e.suppressed {
+                    Truth::Yes => "yes",
+                    Truth::No => "no",
+                    Truth::Unknown => "maybe",
+                },
                 approximate,
                 truncated: e.truncated,
                 why: approximate.then(|| e.why.names().collect()),

@@ -131,6 +131,7 @@ fn frames_after_an_errors_blank_line() {
 ==5== 
 ==5==    by 0x2: main (a.c:2)
 ==5== 
+==5== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)
 ";
     let items = read(log);
     let e = errors(&items)[0];

@@ -313,8 +313,11 @@ fn truncated_log() {
     let e = errors(&items)[0];
     assert!(e.truncated);
     let w = warnings(&items);
-    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w.len(), 2, "{w:?}");
     assert_eq!(w[0].0, 4);
+    // The log has a preamble and ends without a summary.
+    assert_eq!(w[1].0, 6);
+    assert!(w[1].1.contains("final summary of process 3"), "{w:?}");
     assert!(
         w[0].1
             .contains("cut short (an unrelated line interrupts it)")
@@ -380,6 +383,28 @@ fn helgrind_multi_part_error() {
 }
 ==7== ----------------------------------------------------------------
 ==7== 
+==7== Possible data race during write of size 4 at 0x10C02C by thread #2
+==7== Locks held: none
+==7==    at 0x109178: worker (in /tmp/hg/race)
+==7==    by 0x484C7D6: ??? (in /usr/libexec/valgrind/vgpreload_helgrind-amd64-linux.so)
+==7==    by 0x48ED1F4: start_thread (pthread_create.c:442)
+==7==    by 0x496CB4F: clone (clone.S:100)
+==7== 
+==7== This conflicts with a previous write of size 4 by thread #1
+==7== Locks held: none
+==7==    at 0x1091B2: main (in /tmp/hg/race)
+==7==  Address 0x10c02c is 0 bytes inside data symbol \"shared\"
+==7== 
+{
+   <insert_a_suppression_name_here>
+   Helgrind:Race
+   fun:worker
+   obj:/usr/libexec/valgrind/vgpreload_helgrind-amd64-linux.so
+   fun:start_thread
+   fun:clone
+}
+==7== ----------------------------------------------------------------
+==7== 
 ==7== Thread #1 unlocked an invalid lock at 0x524B1D0
 ==7==    at 0x4849C86: ??? (in /usr/libexec/valgrind/vgpreload_helgrind-amd64-linux.so)
 ==7== 
@@ -388,20 +413,55 @@ fn helgrind_multi_part_error() {
     let items = read(log);
     assert!(warnings(&items).is_empty(), "{:?}", warnings(&items));
     let errs = errors(&items);
-    assert_eq!(errs.len(), 2);
+    assert_eq!(errs.len(), 3);
     let e = errs[0];
     assert_eq!((e.kind.as_str(), e.tid, e.line), ("Race", Some(1), 12));
     assert_eq!(e.stack.len(), 1);
     assert_eq!(fun(&e.stack.get(0).expect("frame")), b"main");
-    assert_eq!(e.aux.len(), 3);
+    // `Locks held:` before the stack describes the access (XML has no such line); the
+    // conflicting access and the address are the aux stacks, as in XML.
+    let aux: Vec<(&str, usize)> = e
+        .aux
+        .iter()
+        .map(|a| (a.what.as_str(), a.stack.len()))
+        .collect();
     assert_eq!(
-        e.aux[1].what,
-        "This conflicts with a previous write of size 4 by thread #2\nLocks held: none"
+        aux,
+        [
+            (
+                "This conflicts with a previous write of size 4 by thread #2\nLocks held: none",
+                1
+            ),
+            (
+                "Address 0x10c080 is 0 bytes inside data symbol \"counter\"",
+                0
+            ),
+        ]
     );
-    assert_eq!(e.aux[1].stack.len(), 1);
     assert!(e.suppression.is_some());
+    // The race in a thread: all four frames are the error's own, aligned with its block
+    // (the frames after the first once went to a `Locks held` aux stack).
+    let w = errs[1];
+    let frames: Vec<(&[u8], Option<&[u8]>)> = w.stack.iter().map(|f| (fun(&f), f.obj)).collect();
     assert_eq!(
-        (errs[1].kind.as_str(), errs[1].tool),
+        frames,
+        [
+            (&b"worker"[..], Some(&b"/tmp/hg/race"[..])),
+            (
+                b"???",
+                Some(b"/usr/libexec/valgrind/vgpreload_helgrind-amd64-linux.so")
+            ),
+            (b"start_thread", None),
+            (b"clone", None),
+        ]
+    );
+    assert_eq!(w.suppression.as_ref().map(|b| b.frames.len()), Some(4));
+    assert_eq!(
+        w.aux.iter().map(|a| a.stack.len()).collect::<Vec<_>>(),
+        [1, 0]
+    );
+    assert_eq!(
+        (errs[2].kind.as_str(), errs[2].tool),
         ("UnlockBogus", Some(Tool::Helgrind))
     );
 }
@@ -426,10 +486,15 @@ fn generic_and_block_kinds() {
 ==8== 
 ";
     let items = read(log);
-    // This process prints blocks, so the last error's missing block is worth a word.
+    // This process prints blocks, so the last error's missing block is worth a word (and
+    // the log, cut there, has no summary either).
     let w = warnings(&items);
-    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w.len(), 2, "{w:?}");
     assert_eq!(w[0].0, 12);
+    assert!(
+        w[1].1
+            .starts_with("the log ends before Valgrind's final summary of process 8")
+    );
     let errs = errors(&items);
     assert_eq!(errs.len(), 2);
     assert_eq!((errs[0].kind.as_str(), errs[0].line), ("CondErr", 4));
@@ -438,7 +503,7 @@ fn generic_and_block_kinds() {
 
     // Memcheck: an unknown header gets an empty kind and a warning.
     let items = read(
-        "==8== Memcheck, a memory error detector\n==8== Command: x\n==8== \n==8== Brand new error\n==8==    at 0x1: f (a.c:1)\n==8== \n",
+        "==8== Memcheck, a memory error detector\n==8== Command: x\n==8== \n==8== Brand new error\n==8==    at 0x1: f (a.c:1)\n==8== \n==8== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)\n",
     );
     assert_eq!(errors(&items)[0].kind, "");
     assert_eq!(warnings(&items).len(), 1);

@@ -183,6 +183,7 @@ fn a_forked_child_lists_what_it_inherited() {
 ==2== 
 ==2== 
 ==2== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)
+==1== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)
 ";
     let items = read(log);
     assert!(warnings(&items).is_empty(), "{:?}", warnings(&items));
@@ -350,4 +351,57 @@ fn valgrind_stops_showing_errors() {
         w[0].1
             .contains("Valgrind stopped showing errors of process 5 here")
     );
+}
+
+#[test]
+fn a_log_without_its_summary_says_so_once() {
+    // A log still being written (or Valgrind killed): its preamble, an error, no summary.
+    let unfinished = |pid: u32| {
+        format!(
+            "=={pid}== Memcheck, a memory error detector\n=={pid}== Command: ./t\n=={pid}== \n\
+             =={pid}== Invalid read of size 4\n=={pid}==    at 0x1: f (a.c:1)\n=={pid}== \n"
+        )
+    };
+    let items = read(&unfinished(5));
+    assert_eq!(errors(&items).len(), 1);
+    let w = warnings(&items);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].0, 6, "at the last line");
+    assert!(
+        w[0].1.starts_with(
+            "the log ends before Valgrind's final summary of process 5 (no last `ERROR SUMMARY`)"
+        ) && w[0].1.contains("still being written")
+            && w[0].1.ends_with("errors and counts may be incomplete"),
+        "{w:?}"
+    );
+    // Once per log, however many processes it leaves open; a finished one is not counted.
+    let log = format!("{}{}{}", unfinished(5), run(6, true), unfinished(7));
+    let items = read(&log);
+    let w = warnings(&items)
+        .into_iter()
+        .filter(|(_, m)| m.contains("final summary"))
+        .collect::<Vec<_>>();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].1.contains("of 2 processes (the first: 5)"), "{w:?}");
+    // Valgrind said why it stopped: no warning.
+    let fatal = "==4== Memcheck, a memory error detector\n==4== Command: /bin/true\n==4== \n\
+                 ==4== FATAL: in suppressions file \"bad.supp\" near line 4:\n\
+                 ==4==    location should be \"...\"\n==4== exiting now.\n";
+    assert!(
+        warnings(&read(fatal)).is_empty(),
+        "{:?}",
+        warnings(&read(fatal))
+    );
+    let crashed = format!(
+        "{}valgrind: m_mallocfree.c:303 (get_bszB_as_is): Assertion 'x' failed.\n",
+        unfinished(5)
+    );
+    assert!(
+        !warnings(&read(&crashed))
+            .iter()
+            .any(|(_, m)| m.contains("final summary"))
+    );
+    // An excerpt (no preamble) is not a log being written.
+    let excerpt = "==5== Invalid read of size 4\n==5==    at 0x1: f (a.c:1)\n==5== \n";
+    assert!(warnings(&read(excerpt)).is_empty());
 }

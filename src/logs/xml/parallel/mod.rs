@@ -18,7 +18,8 @@
 //! them once the chunk's place is known. When the guesses keep failing (4 chunks read again
 //! in a row: documents of other processes, each longer than a chunk), the consumer stops
 //! the reader threads and reads the rest alone. Memory stays bounded: readers run at most a few chunks ahead of
-//! the consumer. [`ParallelXmlReader::for_each_ref`] hands each chunk's items back to the
+//! the consumer; how far ahead decides the guesses, so tests fix it with a
+//! [`Schedule`] ([`ParallelXmlReader::with_schedule`]). [`ParallelXmlReader::for_each_ref`] hands each chunk's items back to the
 //! thread that allocated them, to be freed there (cheaper than freeing them elsewhere).
 //!
 //! Compressed logs are read by one thread (`logs::detect`): a gzip stream cannot be
@@ -36,7 +37,8 @@ use std::thread::JoinHandle;
 
 use super::reader::{Core, Flow};
 use super::resume::{ResumeKey, Seed, shift};
-use crate::logs::parallel::ParallelStats;
+use crate::logs::parallel::claims::Claims;
+use crate::logs::parallel::{ParallelStats, Schedule};
 use crate::logs::record::{LogItem, ReadError};
 use worker::{Chunk, FileRange, Scratch, Shared, failed, lock, read_chunk, read_range, work};
 
@@ -84,6 +86,8 @@ pub struct ParallelXmlReader {
     /// tail, a chunk's length at a time; this is where its input is.
     alone: Option<u64>,
     rereads_before_alone: u32,
+    /// With [`Schedule::AllAhead`]: every chunk has arrived.
+    all_in: bool,
 }
 
 impl ParallelXmlReader {
@@ -93,6 +97,22 @@ impl ParallelXmlReader {
     /// # Errors
     /// When the file's size or its first chunk cannot be read.
     pub fn new(file: File, name: &str, threads: usize, chunk: u64) -> Result<Self, ReadError> {
+        Self::with_schedule(file, name, threads, chunk, Schedule::Free)
+    }
+
+    /// [`Self::new`], with the reader threads on `schedule` (tests and benchmarks: which
+    /// guess each chunk is read with, and so [`Self::stats`], then does not depend on how
+    /// the machine schedules the threads).
+    ///
+    /// # Errors
+    /// When the file's size or its first chunk cannot be read.
+    pub fn with_schedule(
+        file: File,
+        name: &str,
+        threads: usize,
+        chunk: u64,
+        schedule: Schedule,
+    ) -> Result<Self, ReadError> {
         let io = |source| ReadError::Io {
             path: name.to_owned(),
             source,
@@ -108,9 +128,10 @@ impl ParallelXmlReader {
             chunks,
             name: name.to_owned(),
             seed: Mutex::new(Arc::new(Seed::default())),
-            claims: Mutex::new((1, 0)),
+            claims: Mutex::new(Claims::default()),
             wake: Condvar::new(),
             window: threads * 2 + 2,
+            schedule,
             cancel: AtomicBool::new(false),
             sync_bytes: AtomicU64::new(0),
             spent: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
@@ -164,6 +185,7 @@ impl ParallelXmlReader {
             rereads_in_a_row: 0,
             alone: None,
             rereads_before_alone: REREADS_BEFORE_ALONE,
+            all_in: false,
         })
     }
 
@@ -183,8 +205,26 @@ impl ParallelXmlReader {
         }
     }
 
-    /// The result for chunk `k` and the thread that read it, waiting for it.
+    /// The result for chunk `k` and the thread that read it, waiting for it. Every chunk
+    /// before `k` is done with (a lockstep schedule lets the readers claim `k` now).
     fn take(&mut self, k: usize) -> std::io::Result<(Chunk, Option<usize>)> {
+        match self.shared.schedule {
+            Schedule::Free => {}
+            Schedule::Lockstep => {
+                lock(&self.shared.claims).settled = k;
+                self.shared.wake.notify_all();
+            }
+            Schedule::AllAhead => {
+                // Nothing is consumed before every chunk was read (with the first guess).
+                while !self.all_in && self.early.len() < self.shared.chunks {
+                    let (i, by, c) = self.rx.recv().map_err(|_| {
+                        std::io::Error::other("a reader thread stopped unexpectedly")
+                    })?;
+                    self.early.insert(i, (by, c));
+                }
+                self.all_in = true;
+            }
+        }
         loop {
             if let Some((by, c)) = self.early.remove(&k) {
                 return c.map(|c| (c, by));
@@ -215,7 +255,7 @@ impl ParallelXmlReader {
             let k = self.next;
             let (chunk, by) = self.take(k)?;
             self.next += 1;
-            lock(&sh.claims).1 = self.next;
+            lock(&sh.claims).taken = self.next;
             sh.wake.notify_all();
             let Chunk {
                 start,
@@ -350,6 +390,24 @@ impl ParallelXmlReader {
     /// What `f` returns.
     pub fn for_each_ref<E>(
         mut self,
+        f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_ref(f)
+    }
+
+    /// [`Self::for_each_ref`], then how the chunks were read ([`Self::stats`]): for
+    /// `benches/ingest.rs`, which measures the share of chunks a machine's scheduling
+    /// lets the reader threads contribute.
+    pub fn for_each_ref_stats<E>(
+        mut self,
+        f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
+    ) -> (Result<(), E>, ParallelStats) {
+        let done = self.each_ref(f);
+        (done, self.stats())
+    }
+
+    fn each_ref<E>(
+        &mut self,
         mut f: impl FnMut(Result<&LogItem, ReadError>) -> Result<(), E>,
     ) -> Result<(), E> {
         for item in self.current.by_ref() {

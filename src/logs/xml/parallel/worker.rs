@@ -8,6 +8,8 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use super::sync::{Scan, chunk_end, chunk_start};
+use crate::logs::parallel::Schedule;
+use crate::logs::parallel::claims::{Claim, Claims};
 use crate::logs::record::{LogItem, ReadError};
 use crate::logs::xml::lexer::Input;
 use crate::logs::xml::reader::{Core, Flow};
@@ -21,11 +23,13 @@ pub(super) struct Shared {
     pub(super) name: String,
     /// What is known of the log so far, for the guesses of readers of later chunks.
     pub(super) seed: Mutex<Arc<Seed>>,
-    /// (next chunk to claim, chunks consumed).
-    pub(super) claims: Mutex<(usize, usize)>,
+    /// Which chunks the readers have claimed, and where the consumer is.
+    pub(super) claims: Mutex<Claims>,
     pub(super) wake: Condvar,
     /// How many chunks readers may run ahead of the consumer.
     pub(super) window: usize,
+    /// How far ahead they may run.
+    pub(super) schedule: Schedule,
     pub(super) cancel: AtomicBool,
     /// Bytes read while looking for sync lines.
     pub(super) sync_bytes: AtomicU64,
@@ -124,14 +128,15 @@ pub(super) fn work(
         let k = loop {
             take_spent(&mut scratch);
             let mut c = lock(&sh.claims);
-            if c.0 >= sh.chunks || sh.cancel.load(Ordering::Relaxed) {
-                drop(c);
-                drop(std::mem::take(&mut *lock(&sh.spent[id])));
-                return;
-            }
-            if c.0 < c.1 + sh.window {
-                c.0 += 1;
-                break c.0 - 1;
+            let stopped = sh.cancel.load(Ordering::Relaxed);
+            match c.claim(sh.chunks, sh.window, sh.schedule, stopped) {
+                Claim::Read(k) => break k,
+                Claim::Stop => {
+                    drop(c);
+                    drop(std::mem::take(&mut *lock(&sh.spent[id])));
+                    return;
+                }
+                Claim::Wait => {}
             }
             // Woken when the consumer takes a chunk (and maybe hands a batch back).
             drop(sh.wake.wait(c).unwrap_or_else(PoisonError::into_inner));
@@ -244,6 +249,8 @@ pub(super) fn read_range(
 pub(super) fn failed(core: &mut Core) -> std::io::Result<()> {
     match core.b.failed.take() {
         Some(ReadError::Io { source, .. }) => Err(source),
+        // The reader itself never decides that (`detect` does).
+        Some(e @ ReadError::NotALog { .. }) => Err(std::io::Error::other(e.to_string())),
         None => Ok(()),
     }
 }
