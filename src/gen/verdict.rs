@@ -22,7 +22,7 @@
 //! Whatever the log leaves undecided is never suppressed on a guess: it is reviewed.
 
 use super::candidate::first_frame;
-use super::frames::FrameFacts;
+use super::frames::{FrameFacts, Obj};
 use crate::logs::record::ErrorRecord;
 use crate::matcher::Truth;
 use crate::origin::{FIRST_PARTY_ID, OriginId, Party, Unplaced};
@@ -216,9 +216,26 @@ fn decision(
         reason,
         origin,
         location: f.and_then(FrameFacts::location),
-        function: f
-            .and_then(|f| f.shown.or(f.fun))
-            .map(|n| String::from_utf8_lossy(n).into_owned()),
+        function: f.and_then(function_label),
+    }
+}
+
+/// How a frame is named to people: its function as printed; for a `???` frame, what the
+/// log says of its object (`??? in libfoo.so`, `??? of unloaded libfoo.so`, `??? with no
+/// object`), so that frames of different libraries are not taken for one place. (No
+/// parentheses: shortened names drop a trailing parameter list.)
+fn function_label(f: &FrameFacts<'_>) -> Option<String> {
+    if let Some(n) = f.shown.or(f.fun) {
+        return Some(String::from_utf8_lossy(n).into_owned());
+    }
+    let file = |p: &[u8]| {
+        String::from_utf8_lossy(p.rsplit(|&b| b == b'/').next().unwrap_or(p)).into_owned()
+    };
+    match f.obj {
+        Obj::Shown(p) => Some(format!("??? in {}", file(p))),
+        Obj::Missing(Some(p)) => Some(format!("??? of unloaded {}", file(p))),
+        Obj::Missing(None) => Some("??? with no object".to_owned()),
+        Obj::Hidden => None,
     }
 }
 
@@ -456,6 +473,19 @@ mod tests {
                 Verdict::Review,
                 Reason::UnknownFirstFrame(Unplaced::NoObject)
             )
+        );
+        // Named for people by what the log says of its object.
+        assert_eq!(
+            verdict(&unloaded, FP).function.as_deref(),
+            Some("??? with no object")
+        );
+        let in_object = once.replace(
+            "0x54E3: ??? (in /x/libcudart.so.12)",
+            "0x54E3: ??? (in /x/libvendor.so.3)",
+        );
+        assert_eq!(
+            verdict(&in_object, FP).function.as_deref(),
+            Some("??? in libvendor.so.3")
         );
         // Reached from code that cannot be placed (a library no profile knows).
         let vendor = format!(

@@ -138,6 +138,43 @@ fn join(project: &Path, rel: &str) -> String {
     out
 }
 
+/// `abs` with its literal leading directories (those before the first component with a
+/// glob character) replaced by their real path, when that differs: `/tmp/link/**` →
+/// `/tmp/real dir/**`. `None` when the directory does not exist here or has no link in it.
+/// `dir`: `abs` names a directory (the glob ended in `/`), so its last component is
+/// resolved too.
+fn real_prefix(abs: &str, dir: bool) -> Option<String> {
+    if !abs.starts_with('/') {
+        return None;
+    }
+    let comps: Vec<&str> = abs.split('/').collect();
+    let literal = comps
+        .iter()
+        .position(|c| c.contains(['*', '?', '[', '{', '\\']))
+        .unwrap_or(comps.len());
+    // Else the last component may name a file; only directories are resolved.
+    let literal = if dir {
+        literal
+    } else {
+        literal.min(comps.len() - 1)
+    };
+    if literal <= 1 {
+        return None;
+    }
+    let prefix = comps[..literal].join("/");
+    let real = std::fs::canonicalize(&prefix).ok()?;
+    let real = real.to_str()?;
+    if real == prefix {
+        return None;
+    }
+    let mut out = globset::escape(real);
+    for c in &comps[literal..] {
+        out.push('/');
+        out.push_str(c);
+    }
+    Some(out)
+}
+
 /// A path as globset sees it (bytes on Unix: object paths need not be UTF-8).
 fn as_path(bytes: &[u8]) -> Cow<'_, Path> {
     #[cfg(unix)]
@@ -217,6 +254,13 @@ impl PathGlobs {
                         },
                         _ => body.to_owned(),
                     };
+                    // Valgrind prints the paths the loader opened with links resolved:
+                    // a glob under a symlinked directory (`/home/me/link/**`) also means
+                    // that directory's real path.
+                    if let Some(real) = real_prefix(&abs, dir) {
+                        let g = if dir { format!("{real}/**") } else { real };
+                        paths.add(compile_one(&g, given, what)?);
+                    }
                     let g = if dir { format!("{abs}/**") } else { abs };
                     paths.add(compile_one(&g, given, what)?);
                     match g.strip_prefix("**/") {
@@ -365,6 +409,26 @@ mod tests {
         let star = g(&["*/leaky_ext*"]);
         assert!(star.matches_path(b"/home/me/proj/src/leaky_ext.cpp"));
         assert!(!star.matches_path(b"/home/dev/leaky_ext/leaky_ext.cpp"));
+    }
+
+    #[test]
+    fn globs_under_a_symlinked_directory_match_its_real_path() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let real = dir.path().join("my proj");
+        std::fs::create_dir_all(real.join("plugins")).expect("mkdir");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let real = std::fs::canonicalize(&real).expect("real");
+        let lib = format!("{}/plugins/libplug.so", real.display());
+        for glob in [
+            format!("{}/**", link.display()),
+            format!("{}/", link.display()),
+            format!("{}/plugins/lib*.so", link.display()),
+        ] {
+            let g = PathGlobs::new(&[glob.as_str()], None, "--first-party").expect("globs");
+            assert!(g.matches_path(lib.as_bytes()), "{glob}");
+            assert!(!g.matches_path(b"/usr/lib/libc.so.6"), "{glob}");
+        }
     }
 
     #[test]

@@ -486,4 +486,26 @@ fn a_directory_given_as_a_name_glob_gets_a_hint() {
     assert!(err.contains("`src` is a directory of the project"), "{err}");
     assert!(err.contains("'src/'"), "{err}");
     assert!(!d.join("out.supp").exists());
+    // A path glob on a text log, which names sources by file only: the hint says so, with
+    // a file name the log shows.
+    let out = vgsupp()
+        .current_dir(d)
+        .args([
+            "gen",
+            "run.txt",
+            "-o",
+            "out.supp",
+            "--first-party",
+            "**/src/**",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("A text log shows source files by name only"),
+        "{err}"
+    );
+    assert!(err.contains("--first-party '"), "{err}");
+    assert!(!d.join("out.supp").exists());
 }

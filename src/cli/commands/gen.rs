@@ -248,6 +248,16 @@ fn first_party_found(
             settings.project.display()
         ));
     }
+    // A text log names sources by file only: a glob with `/` cannot decide them there.
+    if !sources.is_empty() && first_party.globs.iter().any(|g| g.contains('/')) {
+        let example = sources
+            .first()
+            .and_then(|s| s.split(' ').next())
+            .unwrap_or("my_ext.cpp");
+        msg.push_str(&format!(
+            "  A text log shows source files by name only (`{example}`, no directory), and hides the object of the frames it prints with a source line: a glob with `/` cannot match those frames. Name the files (--first-party '{example}'), or record with --xml=yes, which shows every source's directory.\n"
+        ));
+    }
     // `--first-party src`: a directory's name, which (without `/`) only file names match.
     for g in first_party.globs.iter().filter(|g| !g.contains('/')) {
         if settings.project.join(g).is_dir() {
@@ -281,7 +291,8 @@ fn unplaced_note(g: &Generated, out: &Output) {
         .map(|(why, k)| format!("{k} because {} ({})", why.text(), why.remedy()))
         .collect();
     out.status(&format!(
-        "note: {undecided} frames of these logs could not be placed as first-party or third-party; errors that rest on them are reviewed, not suppressed (--unknown suppress opts in): {}",
+        "note: {undecided} {} of these logs could not be placed as first-party or third-party; errors that rest on them are reviewed, not suppressed (--unknown suppress opts in): {}",
+        if undecided == 1 { "frame" } else { "frames" },
         parts.join("; ")
     ));
 }
