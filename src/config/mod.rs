@@ -67,20 +67,9 @@ pub struct Layer {
     pub expiring_within: Option<u32>,
 }
 
-/// An origin profile from the config: objects and source paths that belong to `name`.
-/// Plain data: `gen` builds its classifier from these (the config's globs are checked to
-/// compile when read).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Profile {
-    /// The origin's name (`vendor-blas`), used in rule names and the sidecar's `origin`.
-    pub name: String,
-    /// Globs on object paths.
-    pub objects: Vec<String>,
-    /// Globs on source file paths (for frames a text log prints without their object).
-    pub sources: Vec<String>,
-    /// Globs on function names (mangled, C, or as displayed).
-    pub functions: Vec<String>,
-}
+/// An origin profile from the config (`profiles:`): the same plain data `gen` builds its
+/// classifier from (the config's globs are checked to compile when read).
+pub use crate::origin::Profile;
 
 /// `vgsupp.yaml` as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

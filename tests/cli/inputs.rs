@@ -464,48 +464,39 @@ fn a_directory_given_as_a_name_glob_gets_a_hint() {
     let d = dir.path();
     std::fs::create_dir(d.join("src")).expect("mkdir");
     std::fs::copy(repo("tests/data/gen/torch-excerpt.txt"), d.join("run.txt")).expect("copy");
-    let out = vgsupp()
-        .current_dir(d)
-        .args([
-            "gen",
-            "run.txt",
-            "-o",
-            "out.supp",
-            "-q",
-            "--first-party",
-            "src",
-        ])
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(
-        err.starts_with("vgsupp: error: no frame of these logs is first-party"),
-        "{err}"
-    );
+    // gen stops (exit 2, nothing written, shown even with -q): its stderr.
+    let stopped = |glob: &str| {
+        let out = vgsupp()
+            .current_dir(d)
+            .args([
+                "gen",
+                "run.txt",
+                "-o",
+                "out.supp",
+                "-q",
+                "--first-party",
+                glob,
+            ])
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(!d.join("out.supp").exists());
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("vgsupp: error: no frame of these logs is first-party"),
+            "{err}"
+        );
+        err
+    };
+    let err = stopped("src");
     assert!(err.contains("`src` is a directory of the project"), "{err}");
     assert!(err.contains("'src/'"), "{err}");
-    assert!(!d.join("out.supp").exists());
     // A path glob on a text log, which names sources by file only: the hint says so, with
     // a file name the log shows.
-    let out = vgsupp()
-        .current_dir(d)
-        .args([
-            "gen",
-            "run.txt",
-            "-o",
-            "out.supp",
-            "--first-party",
-            "**/src/**",
-        ])
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let err = stderr(&out);
+    let err = stopped("**/src/**");
     assert!(
         err.contains("A text log shows source files by name only"),
         "{err}"
     );
     assert!(err.contains("--first-party '"), "{err}");
-    assert!(!d.join("out.supp").exists());
 }

@@ -19,7 +19,7 @@ use crate::cli::files;
 use crate::cli::output::Output;
 use vgsupp::config::{Origin, Resolved};
 use vgsupp::r#gen::{GenOptions, Generated, Generator, LogPart, Style};
-use vgsupp::origin::{FirstParty, Profile, UnknownCode, Unplaced};
+use vgsupp::origin::{FirstParty, UnknownCode, Unplaced};
 use vgsupp::replay::recorded;
 use vgsupp::supp::Version;
 
@@ -91,16 +91,7 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     };
     let opts = GenOptions {
         first_party,
-        profiles: settings
-            .profiles
-            .iter()
-            .map(|p| Profile {
-                name: p.name.clone(),
-                objects: p.objects.clone(),
-                sources: p.sources.clone(),
-                functions: p.functions.clone(),
-            })
-            .collect(),
+        profiles: settings.profiles.clone(),
         project: Some(settings.project.clone()),
         unknown: match args.unknown {
             UnknownArg::Review => UnknownCode::Review,
