@@ -149,3 +149,27 @@ fn within(doc: &yaml::Document, limits: &Limits) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Arbitrary bytes as a gate baseline: nothing panics, and a baseline that reads encodes
+/// to text that reads back as the same entries.
+///
+/// # Errors
+/// A description of the first property that fails.
+pub fn check_baseline(data: &[u8]) -> Result<(), String> {
+    let Ok(b) = vgsupp::gate::Baseline::decode(data) else {
+        return Ok(());
+    };
+    let text = b.encode();
+    let mut back = vgsupp::gate::Baseline::decode(text.as_bytes())
+        .map_err(|e| format!("the encoded baseline does not read: {e}\n--- encoded:\n{text}"))?;
+    let mut want = b;
+    for e in want.entries.iter_mut().chain(back.entries.iter_mut()) {
+        e.line = 0;
+    }
+    if back != want {
+        return Err(format!(
+            "encoded and read back, the baseline differs\n--- encoded:\n{text}"
+        ));
+    }
+    Ok(())
+}

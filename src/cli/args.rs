@@ -77,6 +77,13 @@ pub enum Command {
     /// checked with the matcher not to match any kept or reviewed error of the logs
     /// before anything is written. Code it cannot place is reviewed, never suppressed.
     Gen(GenArgs),
+    /// Valgrind as a CI gate: exit 1 when an unsuppressed error is first-party (gen's
+    /// keep), never on third-party noise; exit 2 when a log misses evidence (cut, killed,
+    /// crashed). Reports for people, JSON, SARIF, JUnit, GitHub and GitLab.
+    Gate(GateArgs),
+    /// Run a command under Memcheck with what the verdicts need, keep its logs, and gate
+    /// them (`vgsupp run -s SUPP --first-party GLOB -- python -m pytest tests/`).
+    Run(RunArgs),
     /// The curated suppression packs compiled into vgsupp (CUDA, libtorch, CPython, …),
     /// usable wherever a suppression file is taken as `-s profile:NAME`.
     #[command(subcommand)]
@@ -322,6 +329,148 @@ pub struct GenArgs {
     /// 12).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
     pub num_callers: Option<u32>,
+}
+
+/// `vgsupp gate`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  vgsupp gate logs/ -s profile:cuda -s third-party.supp --first-party 'my_ext*'\n  vgsupp gate vg.xml --first-party 'src/**' --format sarif -o vgsupp.sarif\n  vgsupp gate logs/ --baseline vgsupp-baseline.yaml --format junit -o vgsupp-junit.xml\n\nExit codes: 1 when an unsuppressed first-party error of a failing kind is found (default: every kind except still-reachable leaks; reviewed errors, which may or may not be yours, are warnings unless --fail-on review); 2 when a log misses evidence (cut, killed, crashed, partly unreadable, or Valgrind stopped showing errors) and nothing failed, unless --allow-incomplete; 2 when a log or a file cannot be read; else 0.\n\nAn error a -s rule may hide (the log hides what decides it) counts as not suppressed. Third-party errors no rule hides are reported by origin and kind with the `vgsupp gen` command that would cover them; they never fail the gate. Identical errors (same kind and first-party frames: function, source file name) are folded across processes and logs, with their count.\n\nBaselines: --write-baseline FILE records today's failing errors (count, owner, reason, expires); --baseline FILE makes them pass, count by count (a second identical error is new), until their entry expires; --update-baseline rewrites FILE with fixed errors removed (never from an incomplete log) and adds nothing."
+)]
+pub struct GateArgs {
+    /// Valgrind logs (text or XML, plain or gzip) or directories of logs.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Suppression files (repeatable; `profile:NAME` for a bundled pack): the errors they
+    /// hide pass.
+    #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
+    pub suppressions: Vec<PathBuf>,
+    /// First-party code (repeatable), as for `gen`: a glob without `/` matches an object's
+    /// or a source file's name, one with `/` a path. Default: `first-party:` of
+    /// vgsupp.yaml, else everything under the project directory.
+    #[arg(long = "first-party", value_name = "GLOB")]
+    pub first_party: Vec<String>,
+    /// What fails (repeatable, comma-separated): `errors` (every kind that is not a
+    /// leak), an error kind (`Addr`, `Value`, `Cond`, `Param`, `Free`, `Overlap`, `Jump`,
+    /// …), leak kinds (`definite`, `indirect`, `possible`, `reachable`, `leaks`),
+    /// `review` (errors that may be yours fail too), `all`. Default: `gate.fail-on` of
+    /// vgsupp.yaml, else `errors,definite,indirect,possible`.
+    #[arg(long = "fail-on", value_name = "KIND")]
+    pub fail_on: Vec<String>,
+    /// Known errors that pass until their entry expires (see below).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write today's failing errors to FILE as a baseline (with --owner, --reason,
+    /// --expires-in); entries of --baseline keep their owner, reason and expiry.
+    #[arg(long = "write-baseline", value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Rewrite the --baseline file with fixed errors removed and counts lowered; nothing
+    /// is added. Refused when a log misses evidence.
+    #[arg(long = "update-baseline", requires = "baseline")]
+    pub update_baseline: bool,
+    /// Who answers for new baseline entries.
+    #[arg(long, value_name = "OWNER")]
+    pub owner: Option<String>,
+    /// Why new baseline entries are accepted.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// When new baseline entries expire: in DAYS from today, or `never`. Default:
+    /// `expires-in:` of vgsupp.yaml, else 90.
+    #[arg(long = "expires-in", value_name = "DAYS|never", value_parser = parse_expiry)]
+    pub expires_in: Option<Expiry>,
+    /// Pass (exit 0) on what was read when a log misses evidence and nothing failed.
+    #[arg(long = "allow-incomplete")]
+    pub allow_incomplete: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = GateFormat::Human)]
+    pub format: GateFormat,
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The directory report paths are relative to (SARIF, GitLab, GitHub). Default: the
+    /// git repository's root, else the project directory.
+    #[arg(long = "source-root", value_name = "DIR")]
+    pub source_root: Option<PathBuf>,
+    /// SARIF `runAutomationDetails.id`: one per configuration, so uploads of several
+    /// jobs do not replace each other's alerts (default: `vgsupp/gate/`).
+    #[arg(long = "automation-id", value_name = "ID")]
+    pub automation_id: Option<String>,
+    /// What to do with errors that rest on code no glob or profile places: review them
+    /// (the default), or count them as third-party noise.
+    #[arg(long, value_enum, default_value_t = UnknownArg::Review)]
+    pub unknown: UnknownArg,
+    /// The Valgrind release whose loader reads the rules (default: the logs' release).
+    #[arg(long, value_name = "VERSION")]
+    pub valgrind: Option<String>,
+    /// Valgrind's --num-callers when the logs were recorded (default: as the logs say, or
+    /// 12).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub num_callers: Option<u32>,
+}
+
+/// `vgsupp run`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Valgrind runs as: valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all --track-origins=yes --num-callers=40 --error-limit=no --trace-children=yes --gen-suppressions=all --xml=yes --xml-file=DIR/vg.%p.xml --log-file=DIR/vg.%p.log [--suppressions=FILE…] CMD ARGS…, one XML and one text log per process. A -s profile:NAME pack is written into DIR for Valgrind to read. PYTHONMALLOC=malloc is set when CMD is Python (CPython's advice for Valgrind). The XML logs are then gated as by `vgsupp gate`, and its exit code is run's; Valgrind missing or failing to start is exit 2."
+)]
+pub struct RunArgs {
+    /// Suppression files (repeatable; `profile:NAME` for a bundled pack): Valgrind reads
+    /// them, and the gate counts what they hide as suppressed.
+    #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
+    pub suppressions: Vec<PathBuf>,
+    /// First-party code (repeatable), as for `gate`.
+    #[arg(long = "first-party", value_name = "GLOB")]
+    pub first_party: Vec<String>,
+    /// Where the logs are kept (default: `.vgsupp/runs/DATE-TIME-PID/` in the project).
+    #[arg(long = "logs-dir", value_name = "DIR")]
+    pub logs_dir: Option<PathBuf>,
+    /// Also write rules for the third-party noise no rule hides to this file (as
+    /// `vgsupp gen LOGS -o OUT.supp`).
+    #[arg(long = "gen", value_name = "OUT.supp")]
+    pub r#gen: Option<PathBuf>,
+    /// What fails, as for `gate`.
+    #[arg(long = "fail-on", value_name = "KIND")]
+    pub fail_on: Vec<String>,
+    /// Known errors that pass until their entry expires, as for `gate`.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Pass on what was read when a log misses evidence and nothing failed.
+    #[arg(long = "allow-incomplete")]
+    pub allow_incomplete: bool,
+    /// Report format, as for `gate`.
+    #[arg(long, value_enum, default_value_t = GateFormat::Human)]
+    pub format: GateFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The directory report paths are relative to, as for `gate`.
+    #[arg(long = "source-root", value_name = "DIR")]
+    pub source_root: Option<PathBuf>,
+    /// SARIF `runAutomationDetails.id`, as for `gate`.
+    #[arg(long = "automation-id", value_name = "ID")]
+    pub automation_id: Option<String>,
+    /// The Valgrind program (default: `valgrind` on PATH).
+    #[arg(long = "valgrind-bin", value_name = "PATH", default_value = "valgrind")]
+    pub valgrind_bin: PathBuf,
+    /// The command and its arguments.
+    #[arg(required = true, last = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// `--format` values of `gate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    /// For people: failures with their stacks, then warnings and noise.
+    Human,
+    /// The stable JSON contract.
+    Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+    /// JUnit XML, one test case per first-party error.
+    Junit,
+    /// GitHub workflow annotations (the 10 most important) and a Markdown step summary.
+    Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// `--unknown` values of `gen`.

@@ -11,6 +11,8 @@ pub struct Output {
     quiet: bool,
     verbose: bool,
     color: bool,
+    /// Results go to stderr (a second command's report, under the first's on stdout).
+    results_to_stderr: bool,
 }
 
 impl Output {
@@ -28,6 +30,18 @@ impl Output {
             quiet: g.quiet,
             verbose: g.verbose,
             color,
+            results_to_stderr: false,
+        }
+    }
+
+    /// The same settings, with results on stderr: for a command run inside another, whose
+    /// report must not mix with the other's on stdout (`run --gen`).
+    pub const fn results_on_stderr(&self) -> Self {
+        Self {
+            quiet: self.quiet,
+            verbose: self.verbose,
+            color: false,
+            results_to_stderr: true,
         }
     }
 
@@ -51,6 +65,10 @@ impl Output {
     /// # Errors
     /// When stdout cannot be written, other than a closed pipe.
     pub fn stdout(&self, s: &str) -> Result<()> {
+        if self.results_to_stderr {
+            let _ = std::io::stderr().write_all(s.as_bytes());
+            return Ok(());
+        }
         let mut lock = std::io::stdout().lock();
         match lock.write_all(s.as_bytes()).and_then(|()| lock.flush()) {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -14,12 +14,13 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use super::candidate::{self, Built, ExactStack, Kinds, NoRule, Pat, Shape, kind_bit};
+use super::detail::{self, Detail, DetailStack, StackRole};
 use super::frames::{self, Cache, ProcessObjects};
 use super::inputs::InputStore;
 use super::provenance::LogFacts;
 use super::verdict::{self, Reason, Verdict};
 use super::{Generator, Row};
-use crate::logs::record::{ErrorRecord, LogFormat, LogItem};
+use crate::logs::record::{ErrorRecord, Gap, LogFormat, LogItem};
 use crate::matcher::rule::Pattern;
 use crate::matcher::stack::stack_matches;
 use crate::matcher::{MatchInput, Truth};
@@ -73,6 +74,13 @@ pub struct LogPart {
     pub lines: Vec<Box<[u8]>>,
     /// Per row, the exact stack of a suppressed error: its allocator frames and line ids.
     pub exact: Vec<Option<(u16, Box<[u32]>)>>,
+    /// Reporting only ([`Generator::reporting`]): per row, the stacks of a kept or
+    /// reviewed error.
+    pub details: Vec<Option<Box<Detail>>>,
+    /// Where the log misses evidence (every gap the reader reported: line, how, why).
+    pub gaps: Vec<(u64, Gap, String)>,
+    /// Processes that ended on a fatal signal or a Valgrind error (line, message).
+    pub fatal: Vec<(u64, String)>,
 }
 
 impl LogPart {
@@ -224,6 +232,19 @@ impl<'g> Collector<'g> {
         let (generator, log, format) = (self.generator, self.log, self.format);
         self.procs
             .observe(generator, format, item, &mut self.state.part.facts);
+        match item {
+            LogItem::Warning {
+                line,
+                message,
+                gap: Some(gap),
+            } if self.state.part.gaps.len() < MAX_WARNINGS => {
+                self.state.part.gaps.push((*line, *gap, message.clone()));
+            }
+            LogItem::Fatal { line, message, .. } if self.state.part.fatal.len() < MAX_WARNINGS => {
+                self.state.part.fatal.push((*line, message.clone()));
+            }
+            _ => {}
+        }
         let (state, procs) = (&mut self.state, &self.procs);
         let mut on = |ev: Event<'_>| -> Result<(), std::convert::Infallible> {
             state.event(generator, log, format, procs, ev);
@@ -289,11 +310,19 @@ impl State {
                 };
                 let r = &mut self.part.rows[row];
                 r.existing = Some(slot);
+                if let Some(d) = self.part.details.get_mut(row) {
+                    // Hidden: no report shows it.
+                    *d = None;
+                }
                 if r.verdict == Verdict::Suppress {
                     // Hidden already: no rule is needed for it.
                     r.reason = Reason::Existing;
-                    self.part.cands[row] = None;
-                    self.part.exact[row] = None;
+                    if let Some(c) = self.part.cands.get_mut(row) {
+                        *c = None;
+                    }
+                    if let Some(e) = self.part.exact.get_mut(row) {
+                        *e = None;
+                    }
                 }
             }
             Event::Warning { line, message } => {
@@ -351,6 +380,15 @@ impl State {
             }
         }
         let mut d = verdict::decide(err, &f, &origins);
+        if generator.reporting {
+            let detail = (d.verdict != Verdict::Suppress)
+                .then(|| Box::new(self.detail(err, format, procs, classifier, &f)));
+            self.part.facts.errors += 1;
+            self.part.rows.push(row_of(log, err, tool, d));
+            self.part.details.push(detail);
+            self.pending.push_back(self.part.rows.len() - 1);
+            return;
+        }
         let mut cands = None;
         if d.verdict == Verdict::Suppress {
             match self.candidate(generator, err, tool, &f, input) {
@@ -367,27 +405,55 @@ impl State {
         let row = self.part.rows.len();
         self.part.facts.errors += 1;
         self.part.inputs.push(tool, input);
-        self.part.rows.push(Row {
-            log,
-            line: err.line,
-            pid: err.pid,
-            tool,
-            kind: err.kind.clone(),
-            leak: err.leak,
-            what: err.what.clone(),
-            verdict: d.verdict,
-            reason: d.reason,
-            origin: d.origin,
-            location: d.location,
-            function: d.function,
-            existing: None,
-            existing_maybe: None,
-            rule: None,
-        });
+        self.part.rows.push(row_of(log, err, tool, d));
         let exact = cands.is_some().then(|| self.exact_stack(&f));
         self.part.cands.push(cands);
         self.part.exact.push(exact);
         self.pending.push_back(row);
+    }
+
+    /// Every stack of an error a report shows.
+    fn detail(
+        &mut self,
+        err: &ErrorRecord,
+        format: LogFormat,
+        procs: &ProcessObjects,
+        classifier: &crate::origin::Classifier,
+        own: &[frames::FrameFacts<'_>],
+    ) -> Detail {
+        let mut stacks = vec![DetailStack {
+            label: err.what.clone(),
+            role: StackRole::Error,
+            frames: own.iter().map(detail::frame).collect(),
+        }];
+        for a in &err.aux {
+            let f = frames::of_stack(
+                &a.stack,
+                format == LogFormat::Xml,
+                procs,
+                classifier,
+                &mut self.cache,
+            );
+            if f.is_empty() && !a.origin {
+                continue;
+            }
+            stacks.push(DetailStack {
+                label: a.what.clone(),
+                role: if a.origin {
+                    StackRole::Origin
+                } else {
+                    StackRole::Block
+                },
+                frames: f.iter().map(detail::frame).collect(),
+            });
+        }
+        Detail {
+            stacks,
+            param: err
+                .param
+                .as_deref()
+                .map(|p| String::from_utf8_lossy(p).into_owned()),
+        }
     }
 
     /// An error's exact stack, as interned line ids.
@@ -505,6 +571,27 @@ impl State {
             coarse,
             finer,
         })
+    }
+}
+
+/// The row of an error with its verdict (no `-s` verdict yet, no rule).
+fn row_of(log: usize, err: &ErrorRecord, tool: Tool, d: verdict::Decision) -> Row {
+    Row {
+        log,
+        line: err.line,
+        pid: err.pid,
+        tool,
+        kind: err.kind.clone(),
+        leak: err.leak,
+        what: err.what.clone(),
+        verdict: d.verdict,
+        reason: d.reason,
+        origin: d.origin,
+        location: d.location,
+        function: d.function,
+        existing: None,
+        existing_maybe: None,
+        rule: None,
     }
 }
 

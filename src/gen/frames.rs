@@ -100,6 +100,12 @@ const WRAPPERS: &[&[u8]] = &[
 /// Whether a function name is one of [`WRAPPERS`] (a versioned symbol too) or a C++
 /// allocation operator.
 fn is_wrapper(name: &[u8]) -> bool {
+    // Most names are longer than any of WRAPPERS: only the operator prefixes can match.
+    if name.len() > 32 && !name.contains(&b'@') {
+        return name.starts_with(b"_Znw")
+            || name.starts_with(b"_Zna")
+            || name.starts_with(b"operator new");
+    }
     let base = &name[..name.iter().position(|&b| b == b'@').unwrap_or(name.len())];
     WRAPPERS.contains(&base)
         || base.starts_with(b"_Znw")
@@ -304,7 +310,10 @@ fn facts<'a>(
             (Obj::Missing(ip.and_then(|ip| procs.unloaded_at(ip))), None)
         }
         Known::Yes(o) => (Obj::Shown(&o[..]), None),
-        Known::OneOf(set) => (Obj::Hidden, Some(&set[..])),
+        Known::OneOf(set) => {
+            cache.pin_set(classifier, set);
+            (Obj::Hidden, Some(&set[..]))
+        }
         Known::Demangled { .. } | Known::Unknown => (Obj::Hidden, None),
     };
     let (dir, file, line) = printed.map_or((None, None, None), |f| (f.dir, f.file, f.line));

@@ -20,6 +20,7 @@
 pub mod anchor;
 pub mod candidate;
 pub mod collect;
+pub mod detail;
 pub mod frames;
 pub mod generalise;
 pub mod guard;
@@ -242,6 +243,9 @@ pub struct Generator {
     pub(crate) existing: Rules,
     version: Version,
     pub(crate) num_callers: u32,
+    /// Verdicts and report details only: no candidate rules, no matcher inputs kept
+    /// ([`Generator::reporting`]).
+    pub(crate) reporting: bool,
 }
 
 impl Generator {
@@ -279,7 +283,19 @@ impl Generator {
             existing,
             version: opts.version,
             num_callers: opts.num_callers,
+            reporting: false,
         })
+    }
+
+    /// For a report of the verdicts (`vgsupp gate`), not rules: collectors build no
+    /// candidate rule and keep no matcher input, and record every kept or reviewed
+    /// error's stacks ([`LogPart::details`]) and the log's gaps and fatal ends. A
+    /// suppressed error keeps its verdict without a rule. [`Generator::finish`] is not
+    /// for such parts.
+    #[must_use]
+    pub const fn reporting(mut self) -> Self {
+        self.reporting = true;
+        self
     }
 
     /// The loaded `-s` rules.

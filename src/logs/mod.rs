@@ -11,6 +11,9 @@ pub mod stack;
 pub mod text;
 pub mod xml;
 
+#[cfg(test)]
+mod gap_tests;
+
 pub use record::{
     ErrorRecord, Frame, GenFrame, GenFrames, GenSuppression, LogFormat, LogItem, ReadError, Stack,
 };

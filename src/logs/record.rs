@@ -238,7 +238,39 @@ pub enum LogItem {
         line: u64,
         /// What happened.
         message: String,
+        /// Whether the log misses evidence here, and how: `None` for a warning about
+        /// something read (an unknown header, a count that names nothing).
+        gap: Option<Gap>,
     },
+}
+
+/// How a log misses evidence: what a verdict that needs the whole run (a gate that
+/// passes, a rule called stale) must not be made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Gap {
+    /// The log stops inside an error, a document or a block: the file was cut.
+    Truncated,
+    /// The log ends before Valgrind's final summary: the run crashed, was killed, or is
+    /// still running.
+    Unfinished,
+    /// Part of the log is not read: malformed, oversized or binary input, skipped.
+    Dropped,
+    /// Valgrind itself stopped showing errors (`--error-limit`): later errors are
+    /// counted, not shown.
+    Capped,
+}
+
+impl Gap {
+    /// A short name (`truncated`, `unfinished`, `dropped`, `capped`), for reports.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Truncated => "truncated",
+            Self::Unfinished => "unfinished",
+            Self::Dropped => "dropped",
+            Self::Capped => "capped",
+        }
+    }
 }
 
 impl LogItem {
@@ -270,11 +302,20 @@ impl LogItem {
         }
     }
 
+    /// How the log misses evidence, if this is a warning that says so.
+    #[must_use]
+    pub const fn gap(&self) -> Option<Gap> {
+        match self {
+            Self::Warning { gap, .. } => *gap,
+            _ => None,
+        }
+    }
+
     /// The line and message, if this is a warning.
     #[must_use]
     pub fn as_warning(&self) -> Option<(u64, &str)> {
         match self {
-            Self::Warning { line, message } => Some((*line, message.as_str())),
+            Self::Warning { line, message, .. } => Some((*line, message.as_str())),
             _ => None,
         }
     }

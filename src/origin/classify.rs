@@ -24,6 +24,8 @@
 use std::path::Path;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::glob::{GlobError, PathGlobs};
@@ -481,25 +483,21 @@ impl Classifier {
                 .map_or_else(|| self.unknown_as(Unplaced::NoObject), Party::Third),
             ObjectSeen::Hidden(one_of) => {
                 let set = one_of.unwrap_or_default();
-                if !set.is_empty() && set.iter().all(|p| cache.object(self, p) == Party::First) {
+                let summary = cache.set_summary(self, set);
+                if !set.is_empty() && summary.all_first {
                     return Party::First;
                 }
                 // A source or function name is a claim unless the objects the log leaves
                 // possible rule its origin out.
-                let possible = |o: OriginId, cache: &mut Cache| {
-                    set.is_empty() || set.iter().any(|p| cache.object(self, p) == Party::Third(o))
-                };
-                if let Some(o) = by_source.filter(|&o| possible(o, cache)) {
+                let possible = |o: OriginId| set.is_empty() || summary.thirds.contains(&o);
+                if let Some(o) = by_source.filter(|&o| possible(o)) {
                     return Party::Third(o);
                 }
-                if let Some(o) = by_function.filter(|&o| possible(o, cache)) {
+                if let Some(o) = by_function.filter(|&o| possible(o)) {
                     return Party::Third(o);
                 }
                 // Every object it may be in is claimed by the same origin.
-                let agreed = set.first().map(|p| cache.object(self, p)).filter(|first| {
-                    matches!(first, Party::Third(o) if *o != THIRD_PARTY_ID)
-                        && set.iter().all(|p| cache.object(self, p) == *first)
-                });
+                let agreed = summary.agreed;
                 agreed.unwrap_or_else(|| self.unknown_as(Unplaced::HiddenObject))
             }
         }
@@ -515,6 +513,28 @@ pub struct Cache {
     sources: FxHashMap<Box<[u8]>, SourceClass>,
     key: Vec<u8>,
     functions: FxHashMap<Box<[u8]>, Option<OriginId>>,
+    /// Sets of objects a hidden frame may be in (the matcher's shared sets, by address),
+    /// each with what its objects are: a text log's frames share a few such sets of
+    /// dozens of objects. Each entry holds its set, so no other set can take its address
+    /// while it is here.
+    sets: FxHashMap<(usize, usize), PinnedSet>,
+}
+
+/// A pinned set of objects (held, so its address stays its own) and its summary.
+type PinnedSet = (Arc<[Vec<u8>]>, Arc<SetSummary>);
+
+/// At most this many sets are remembered (then the memo starts over).
+const MAX_SETS: usize = 4096;
+
+/// What a set of objects a hidden frame may be in says about it.
+#[derive(Debug, Clone, Default)]
+pub struct SetSummary {
+    /// Every object is first-party.
+    all_first: bool,
+    /// The origins that claim one of them.
+    thirds: Vec<OriginId>,
+    /// The one origin that claims all of them (not the catch-all third party).
+    agreed: Option<Party>,
 }
 
 impl Cache {
@@ -526,6 +546,50 @@ impl Cache {
         let o = c.object(path);
         self.objects.insert(path.into(), o);
         o
+    }
+
+    /// Remember `set` (a matcher's shared set of objects) so that [`Classifier::place`]
+    /// classifies its objects once, not once per frame.
+    pub fn pin_set(&mut self, c: &Classifier, set: &Arc<[Vec<u8>]>) {
+        let key = (set.as_ptr() as usize, set.len());
+        if self.sets.contains_key(&key) {
+            return;
+        }
+        if self.sets.len() >= MAX_SETS {
+            self.sets.clear();
+        }
+        let summary = Arc::new(self.summarise(c, set));
+        self.sets.insert(key, (Arc::clone(set), summary));
+    }
+
+    /// What the objects of `set` are: remembered when the set was pinned, else worked out.
+    fn set_summary(&mut self, c: &Classifier, set: &[Vec<u8>]) -> Arc<SetSummary> {
+        match self.sets.get(&(set.as_ptr() as usize, set.len())) {
+            Some((_, s)) => Arc::clone(s),
+            None => Arc::new(self.summarise(c, set)),
+        }
+    }
+
+    fn summarise(&mut self, c: &Classifier, set: &[Vec<u8>]) -> SetSummary {
+        let parties: Vec<Party> = set.iter().map(|p| self.object(c, p)).collect();
+        let mut thirds: Vec<OriginId> = parties
+            .iter()
+            .filter_map(|p| match p {
+                Party::Third(o) => Some(*o),
+                _ => None,
+            })
+            .collect();
+        thirds.sort_unstable();
+        thirds.dedup();
+        let agreed = parties.first().copied().filter(|first| {
+            matches!(first, Party::Third(o) if *o != THIRD_PARTY_ID)
+                && parties.iter().all(|p| p == first)
+        });
+        SetSummary {
+            all_first: parties.iter().all(|p| *p == Party::First),
+            thirds,
+            agreed,
+        }
     }
 
     /// [`Classifier::source`], cached.

@@ -210,7 +210,7 @@ impl<'r> LogReplay<'r> {
                 }
             }
             LogItem::ProcessEnd { pid } => self.end_process(*pid, on)?,
-            LogItem::Warning { line, message } => on(Event::Warning {
+            LogItem::Warning { line, message, .. } => on(Event::Warning {
                 line: Some(*line),
                 message: message.clone(),
             })

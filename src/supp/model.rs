@@ -168,8 +168,8 @@ pub struct LeakKinds {
     pub none: bool,
 }
 
-/// One Memcheck leak kind (`Reachedness`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// One Memcheck leak kind (`Reachedness`), ordered worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LeakKind {
     /// "definitely lost".
     Definite,

@@ -114,7 +114,7 @@ fn by_pid(items: &[LogItem]) -> Parsed {
                 Some(pid) => procs.entry(*pid).or_default().fatal.push(message.clone()),
                 None => unattributed_fatal.push(message.clone()),
             },
-            LogItem::Warning { line, message } => warnings.push((*line, message.clone())),
+            LogItem::Warning { line, message, .. } => warnings.push((*line, message.clone())),
             LogItem::ObjectLoaded { .. }
             | LogItem::ObjectUnloaded { .. }
             | LogItem::ContextCount { .. }
@@ -668,7 +668,11 @@ fn unlined(items: Vec<LogItem>) -> Vec<LogItem> {
                 line: 0,
                 message,
             },
-            LogItem::Warning { message, .. } => LogItem::Warning { line: 0, message },
+            LogItem::Warning { message, gap, .. } => LogItem::Warning {
+                line: 0,
+                message,
+                gap,
+            },
             LogItem::ContextCount { pid, count, .. } => LogItem::ContextCount {
                 pid,
                 count,

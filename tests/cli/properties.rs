@@ -956,7 +956,11 @@ fn yaml_fuzz_regressions() {
     );
     for path in files {
         let data = std::fs::read(&path).expect("read regression");
-        for check in [yaml_checks::check_sidecar, yaml_checks::check_config] {
+        for check in [
+            yaml_checks::check_sidecar,
+            yaml_checks::check_config,
+            yaml_checks::check_baseline,
+        ] {
             if let Err(e) = check(&data) {
                 panic!("{}: {e}", name_of(&path));
             }

@@ -2,9 +2,11 @@
 
 mod check;
 mod fmt;
+mod gate;
 mod r#gen;
 mod matching;
 mod profiles;
+mod run;
 
 use anyhow::{Context as _, Result};
 use clap::CommandFactory as _;
@@ -68,6 +70,25 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             };
             let s = settings::resolve(&flags, config, &cwd, out);
             r#gen::run(&a, &s, out)
+        }
+        Command::Gate(a) => {
+            let flags = Layer {
+                valgrind: settings::version_flag(a.valgrind.as_ref())?,
+                first_party: (!a.first_party.is_empty()).then(|| a.first_party.clone()),
+                owner: a.owner.clone(),
+                expires_in: a.expires_in,
+                ..Layer::default()
+            };
+            let s = settings::resolve(&flags, config, &cwd, out);
+            gate::run(&a, &s, out)
+        }
+        Command::Run(a) => {
+            let flags = Layer {
+                first_party: (!a.first_party.is_empty()).then(|| a.first_party.clone()),
+                ..Layer::default()
+            };
+            let s = settings::resolve(&flags, config, &cwd, out);
+            run::run(&a, &s, out)
         }
         // Handled above, before any config is read.
         Command::Completions { .. } | Command::Profiles(_) => Ok(Exit::Clean),

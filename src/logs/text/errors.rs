@@ -11,7 +11,7 @@ use super::fields::{frame_text, is_frame, push_described};
 use super::lines::pid_text;
 use super::state::{Loose, Pending, Phase, Proc, Repeat, State};
 use crate::logs::bytes::{lossy, trim, trim_start};
-use crate::logs::record::{AuxStack, ErrorRecord, LogItem, Stack};
+use crate::logs::record::{AuxStack, ErrorRecord, Gap, LogItem, Stack};
 use crate::supp::kinds::Tool;
 
 /// Announcements kept for the next error of a process; older ones give way.
@@ -381,10 +381,14 @@ impl State {
                 (true, true) => "kept with the frames read, marked truncated",
                 (true, false) => "kept (its stack was complete)",
             };
-            self.warn(
-                cur.rec.line,
-                format!("error `{what}` of process {pid} is cut short ({why}): {outcome}"),
-            );
+            let message =
+                format!("error `{what}` of process {pid} is cut short ({why}): {outcome}");
+            // An error kept whole misses nothing; one dropped or kept in part does.
+            if kept && !cut.truncated {
+                self.warn(cur.rec.line, message);
+            } else {
+                self.warn_gap(cur.rec.line, Gap::Truncated, message);
+            }
         }
         if kept {
             self.emit_error(i, cur);
@@ -406,8 +410,9 @@ impl State {
         if cur.repeat.is_some() {
             return;
         }
-        self.warn(
+        self.warn_gap(
             cur.rec.line,
+            Gap::Dropped,
             format!(
                 "the log stops being valid here: error `{}` of process {pid} is not one \
                  ({why}); dropped",
@@ -484,8 +489,9 @@ impl State {
     pub(crate) fn finish(&mut self) {
         if let Some(b) = self.block.take() {
             let n = b.start_line;
-            self.warn(
+            self.warn_gap(
                 n,
+                Gap::Truncated,
                 "the log ends inside this suppression block; block dropped".to_owned(),
             );
         }
@@ -525,7 +531,7 @@ impl State {
                         "the log ends after a blank line inside this error: later parts of it \
                          may be missing"
                     };
-                    self.warn(line, message.to_owned());
+                    self.warn_gap(line, Gap::Truncated, message.to_owned());
                     self.finalize(i);
                 }
                 _ => {}
@@ -548,8 +554,9 @@ impl State {
             format!("{} processes (the first: {})", pids.len(), pid_text(first))
         };
         let n = self.line_no;
-        self.warn(
+        self.warn_gap(
             n,
+            Gap::Unfinished,
             format!(
                 "the log ends before Valgrind's final summary of {whose} (no last `ERROR \
                  SUMMARY`): it is still being written, Valgrind was killed, or the program \
@@ -584,6 +591,6 @@ impl State {
                 cuts.len() - kept
             )
         };
-        self.warn(n, message);
+        self.warn_gap(n, Gap::Truncated, message);
     }
 }

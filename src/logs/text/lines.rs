@@ -7,7 +7,7 @@ use super::classify::{
 use super::fields::{is_frame, parse_discarding, parse_reading_syms, parse_used};
 use super::state::{Phase, PreState, State, push_line};
 use crate::logs::bytes::{find, lossy, take_u32, trim, trim_end, trim_end_byte};
-use crate::logs::record::LogItem;
+use crate::logs::record::{Gap, LogItem};
 use crate::supp::kinds::Tool;
 
 impl State {
@@ -188,8 +188,9 @@ impl State {
         }
         p.orphan = true;
         let n = self.line_no;
-        self.warn(
+        self.warn_gap(
             n,
+            Gap::Dropped,
             "frame lines without an error header before them (the log starts inside a \
              stack, or lines are missing): skipped"
                 .to_owned(),
@@ -231,8 +232,9 @@ impl State {
             Class::Limit => {
                 let n = self.line_no;
                 let pid = pid_text(self.procs[i].pid);
-                self.warn(
+                self.warn_gap(
                     n,
+                    Gap::Capped,
                     format!(
                         "Valgrind stopped showing errors of process {pid} here (`{}`): its \
                          later errors are not in the log",

@@ -13,7 +13,7 @@ use super::fields::{find_prefix, frame_text, is_frame, starts_with_short};
 use super::{MAX_BLOCK_LINES, MAX_ERROR_LINES, MAX_LINE, MAX_MESSAGE};
 use crate::logs::bytes::{lossy, trim, trim_end, trim_start, trim_start_byte};
 use crate::logs::record::{
-    AuxStack, ErrorRecord, GenFrame, GenFrames, GenSuppression, LogItem, Preamble, Stack,
+    AuxStack, ErrorRecord, Gap, GenFrame, GenFrames, GenSuppression, LogItem, Preamble, Stack,
 };
 use crate::supp::kinds::Tool;
 
@@ -363,7 +363,20 @@ impl State {
     }
 
     pub(super) fn warn(&mut self, line: u64, message: String) {
-        self.out.push_back(LogItem::Warning { line, message });
+        self.out.push_back(LogItem::Warning {
+            line,
+            message,
+            gap: None,
+        });
+    }
+
+    /// A warning that says the log misses evidence here.
+    pub(super) fn warn_gap(&mut self, line: u64, gap: Gap, message: String) {
+        self.out.push_back(LogItem::Warning {
+            line,
+            message,
+            gap: Some(gap),
+        });
     }
 
     /// Processes one line (without its `\n`; `truncated` when it was cut at [`MAX_LINE`]).
@@ -647,7 +660,11 @@ impl State {
         if !self.garbage_run && is_garbage(raw) {
             self.garbage_run = true;
             let n = self.line_no;
-            self.warn(n, "binary data in the log; skipped".to_owned());
+            self.warn_gap(
+                n,
+                Gap::Dropped,
+                "binary data in the log; skipped".to_owned(),
+            );
         }
         // Otherwise program output between Valgrind's lines: ignored.
     }

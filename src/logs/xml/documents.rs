@@ -6,7 +6,7 @@ use super::reader::Builder;
 use super::state::{Doc, ErrBuild, FrameText, MAX_UNIQUES};
 use crate::logs::bytes::{after, hex_number, lossy_trim, parse_num, trim};
 use crate::logs::record::{
-    ErrorRecord, ErrorSummary, GenFrame, LogItem, Preamble, UsedSuppression,
+    ErrorRecord, ErrorSummary, Gap, GenFrame, LogItem, Preamble, UsedSuppression,
 };
 
 /// Announcements kept for the next `<error>`; older ones give way.
@@ -89,8 +89,9 @@ impl Builder {
             } else {
                 "before the client ran"
             };
-            self.warn(
+            self.warn_gap(
                 line,
+                Gap::Unfinished,
                 format!(
                     "</valgrindoutput> at line {line} without <status> FINISHED: Valgrind \
                      stopped {when} (e.g. a FATAL error in a suppression file; see its stderr)"

@@ -6,7 +6,7 @@ use super::reader::Builder;
 use super::resync::FAST_SKIP;
 use super::state::{Doc, FatalBuild};
 use super::{ERROR_CAP, MAX_DEPTH, NOT_SKIPPING, TEXT_CAP};
-use crate::logs::record::GenSuppression;
+use crate::logs::record::{Gap, GenSuppression};
 
 impl Builder {
     pub(super) fn on_decl(&mut self, lex: &Lexer) {
@@ -23,8 +23,9 @@ impl Builder {
         if let Some(err) = self.err.take() {
             let start = err.rec.line;
             let outcome = self.keep_cut_error(err);
-            self.warn(
+            self.warn_gap(
                 start,
+                Gap::Truncated,
                 format!(
                     "the <error> at line {start} is cut by a new document at line {line}: \
                      {outcome}"
@@ -32,8 +33,9 @@ impl Builder {
             );
         }
         if let Some(doc) = self.doc.take() {
-            self.warn(
+            self.warn_gap(
                 line,
+                Gap::Truncated,
                 format!(
                     "the document that starts at line {} is cut at line {line}, where a new \
                      document starts (a truncated log concatenated with another?)",
@@ -234,8 +236,9 @@ impl Builder {
         if let Some(err) = self.err.take() {
             let start = err.rec.line;
             let outcome = self.keep_cut_error(err);
-            self.warn(
+            self.warn_gap(
                 line,
+                Gap::Truncated,
                 format!(
                     "an <error> starts at line {line} inside the <error> at line {start} (output \
                      of several processes interleaved, or cut short?): {outcome}"

@@ -9,7 +9,7 @@ use super::lexer::{Input, Lexer, Tok};
 use super::resync::{FAST_SKIP, Resync, Skipped};
 use super::state::{Announce, Doc, ErrBuild, FatalBuild};
 use super::{ERROR_CAP, EVENT_CAP, MAX_WARNINGS, NOT_SKIPPING, XmlStats};
-use crate::logs::record::{LogItem, ReadError};
+use crate::logs::record::{Gap, LogItem, ReadError};
 
 /// What the reader knows and builds: everything but the bytes.
 #[derive(Debug)]
@@ -45,6 +45,8 @@ pub(crate) struct Builder {
     pub(super) consulted_guess: bool,
     /// Parallel reading: `<unique>`s this reader added to a guessed document.
     pub(super) guess_uniques: usize,
+    /// The kinds of gap warned about so far (each is given past the warnings' cap).
+    pub(super) gaps_seen: Vec<Gap>,
 }
 
 /// The `<pair>` being read: `<count>`, and `<name>` (`<suppcounts>`) or `<unique>`
@@ -253,6 +255,7 @@ impl Builder {
             stats: XmlStats::default(),
             consulted_guess: false,
             guess_uniques: 0,
+            gaps_seen: Vec::new(),
         }
     }
 
@@ -268,11 +271,34 @@ impl Builder {
     pub(super) fn warn(&mut self, line: u64, message: String) {
         self.stats.warnings += 1;
         if self.stats.warnings <= MAX_WARNINGS {
-            self.out.push_back(LogItem::Warning { line, message });
+            self.out.push_back(LogItem::Warning {
+                line,
+                message,
+                gap: None,
+            });
         } else if self.stats.warnings == MAX_WARNINGS + 1 {
             self.out.push_back(LogItem::Warning {
                 line,
                 message: format!("more than {MAX_WARNINGS} warnings: the rest are not shown"),
+                gap: None,
+            });
+        }
+    }
+
+    /// A warning that says the log misses evidence here. The first of each kind of gap
+    /// is always given, past the cap on warnings: a reader of the items must learn that
+    /// evidence is missing.
+    pub(super) fn warn_gap(&mut self, line: u64, gap: Gap, message: String) {
+        self.stats.warnings += 1;
+        let first = !self.gaps_seen.contains(&gap);
+        if self.stats.warnings <= MAX_WARNINGS || first {
+            if first {
+                self.gaps_seen.push(gap);
+            }
+            self.out.push_back(LogItem::Warning {
+                line,
+                message,
+                gap: Some(gap),
             });
         }
     }
@@ -286,7 +312,7 @@ impl Builder {
             message.push_str(&format!("; the <error> it cuts short: {outcome}"));
         }
         message.push_str("; reading resumes at the next <error> or document");
-        self.warn(line, message);
+        self.warn_gap(line, Gap::Dropped, message);
         self.resync_pending = true;
     }
 
@@ -294,8 +320,9 @@ impl Builder {
     pub(super) fn oversized_error(&mut self, lex: &Lexer) {
         if let Some(err) = self.err.take() {
             let line = err.rec.line;
-            self.warn(
+            self.warn_gap(
                 line,
+                Gap::Dropped,
                 format!(
                     "the <error> at line {line} is longer than {} MiB: skipped",
                     ERROR_CAP >> 20
@@ -323,8 +350,9 @@ impl Builder {
         if let Some(err) = self.err.take() {
             let start = err.rec.line;
             let outcome = self.keep_cut_error(err);
-            self.warn(
+            self.warn_gap(
                 line,
+                Gap::Truncated,
                 format!(
                     "log ends at line {line} inside the <error> that starts at line {start} \
                      (truncated log: Valgrind killed?): {outcome}"
@@ -346,7 +374,7 @@ impl Builder {
                     doc.line
                 )
             };
-            self.warn(line, message);
+            self.warn_gap(line, Gap::Truncated, message);
         }
         if self.stats.documents == 0 && self.stats.errors == 0 && self.stats.warnings == 0 {
             self.warn(

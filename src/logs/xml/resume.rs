@@ -242,6 +242,8 @@ impl Core {
             stats,
             consulted_guess: _,
             guess_uniques: _,
+            // Which gaps were warned about decides only past the warnings' cap.
+            gaps_seen: _,
         } = &self.b;
         if *done || failed.is_some() {
             return None;

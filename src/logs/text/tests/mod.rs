@@ -772,6 +772,7 @@ fn spares_keep_the_storage_of_errors_handed_back() {
     items.push(LogItem::Warning {
         line: 1,
         message: "not an error".to_owned(),
+        gap: None,
     });
     items.push(LogItem::Error(ErrorRecord {
         stack: Stack::with_capacity(Spares::MAX_KEPT_FRAMES + 1, 0),

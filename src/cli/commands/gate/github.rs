@@ -1,0 +1,169 @@
+//! GitHub Actions: workflow annotations (`::error file=…,line=…::…`) for the 10 most
+//! important findings (GitHub drops more than 10 per step), and the full list as
+//! Markdown for `$GITHUB_STEP_SUMMARY` (at most 1 MiB, GitHub's limit).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+use super::Context;
+use super::human::{frame_text, verdict_line};
+use super::kinds;
+use vgsupp::gate::{Assessment, Status};
+
+/// Annotations GitHub keeps per step.
+pub const MAX_ANNOTATIONS: usize = 10;
+/// The step summary's limit.
+pub const MAX_SUMMARY: usize = 1 << 20;
+
+/// The annotation lines: failures first, then warnings; then the verdict.
+#[must_use]
+pub fn annotations(a: &Assessment, cx: &Context<'_>) -> String {
+    let mut s = String::new();
+    let shown: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| f.status != Status::Baselined)
+        .collect();
+    for f in shown.iter().take(MAX_ANNOTATIONS) {
+        let level = if f.status == Status::Fail {
+            "error"
+        } else {
+            "warning"
+        };
+        let mut props = Vec::new();
+        if let Some(p) = f.detail.primary()
+            && let Some(path) = cx.sources.resolve(p)
+        {
+            props.push(format!("file={}", prop(&path)));
+            if let Some(line) = p.line {
+                props.push(format!("line={line}"));
+            }
+        }
+        props.push(format!("title={}", prop(&kinds::title(f))));
+        let mut msg = f.what.clone();
+        if f.count > 1 {
+            let _ = write!(msg, " ({} occurrences)", f.count);
+        }
+        if f.status == Status::Warn {
+            let _ = write!(msg, "\nnot failing: {}", f.reason.text());
+        }
+        let _ = writeln!(s, "::{level} {}::{}", props.join(","), data(&msg));
+    }
+    if shown.len() > MAX_ANNOTATIONS {
+        let _ = writeln!(
+            s,
+            "::notice title=vgsupp gate::{} more findings are in the step summary (GitHub shows {MAX_ANNOTATIONS} annotations per step)",
+            shown.len() - MAX_ANNOTATIONS
+        );
+    }
+    let _ = writeln!(s, "{}", verdict_line(a, cx.allow_incomplete));
+    s
+}
+
+/// The step summary: every finding as Markdown, cut at [`MAX_SUMMARY`].
+#[must_use]
+pub fn summary(a: &Assessment, cx: &Context<'_>) -> String {
+    let mut s = format!(
+        "## vgsupp gate\n\n**{}**\n\n",
+        verdict_line(a, cx.allow_incomplete)
+    );
+    if !a.findings.is_empty() {
+        s.push_str("| | Error | Where | Occurrences |\n|---|---|---|---|\n");
+    }
+    let mut details = String::new();
+    for f in &a.findings {
+        let icon = match f.status {
+            Status::Fail => "❌",
+            Status::Warn => "⚠️",
+            Status::Baselined => "☑️",
+        };
+        let at = f
+            .detail
+            .primary()
+            .and_then(|p| p.location())
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {icon} | {} | `{}` | {} |",
+            md(&kinds::title(f)),
+            md(&at),
+            f.count
+        );
+        let _ = write!(
+            details,
+            "<details><summary>{} — {}</summary>\n\n```\n",
+            md(&kinds::title(f)),
+            md(&f.what)
+        );
+        for st in &f.detail.stacks {
+            let _ = writeln!(details, "{}:", st.label);
+            for fr in st.frames.iter().take(24) {
+                let _ = writeln!(
+                    details,
+                    "  {} {}",
+                    if fr.first_party { ">" } else { " " },
+                    frame_text(fr)
+                );
+            }
+        }
+        let _ = write!(
+            details,
+            "fingerprint {}\n```\n</details>\n\n",
+            f.fingerprint
+        );
+    }
+    s.push('\n');
+    s.push_str(&details);
+    if !a.noise.is_empty() {
+        let total: u64 = a.noise.iter().map(|n| n.count).sum();
+        let _ = write!(
+            s,
+            "Third-party noise no rule hides: {total} errors in {} groups (never failing). To write rules for it:\n\n```\n{}\n```\n",
+            a.noise.len(),
+            cx.gen_command
+        );
+    }
+    if s.len() > MAX_SUMMARY {
+        let note = "\n\n*(cut at GitHub's 1 MiB limit: the full report is in the other formats)*\n";
+        let mut cut = MAX_SUMMARY - note.len();
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str(note);
+    }
+    s
+}
+
+/// Append the summary to `$GITHUB_STEP_SUMMARY`.
+pub fn append_summary(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open GITHUB_STEP_SUMMARY `{}`", path.display()))?;
+    f.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write GITHUB_STEP_SUMMARY `{}`", path.display()))
+}
+
+/// A workflow command's message, escaped.
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property, escaped.
+fn prop(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Markdown table-cell text.
+fn md(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace('\n', " ")
+        .replace('<', "&lt;")
+}

@@ -1,0 +1,318 @@
+//! `vgsupp gate`: reads the logs through the library's gate (in parallel, one log per
+//! thread), applies and writes baselines, renders the report in the chosen format and
+//! decides the exit code.
+
+mod github;
+mod gitlab;
+mod human;
+mod json;
+mod junit;
+mod kinds;
+mod sarif;
+mod source;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use rayon::prelude::*;
+
+use crate::cli::args::{GateArgs, GateFormat, UnknownArg};
+use crate::cli::clock;
+use crate::cli::exit::Exit;
+use crate::cli::files;
+use crate::cli::output::Output;
+use vgsupp::config::{Origin, Resolved};
+use vgsupp::gate::{self, Assessment, Baseline, Gate, Policy};
+use vgsupp::r#gen::{GenOptions, LogPart, Style};
+use vgsupp::origin::{FirstParty, UnknownCode};
+use vgsupp::replay::recorded;
+use vgsupp::supp::Version;
+
+/// What the renderers need besides the assessment.
+pub struct Context<'a> {
+    /// The logs as named to the user.
+    pub names: &'a [String],
+    /// The `vgsupp gen` command that would cover the noise.
+    pub gen_command: String,
+    /// Where report paths are relative to.
+    pub sources: source::Sources,
+    /// SARIF's automation id.
+    pub automation_id: String,
+    /// `--allow-incomplete`: a log that misses evidence does not stop a pass.
+    pub allow_incomplete: bool,
+}
+
+pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
+    let policy = Policy::parse(&args.fail_on)?;
+    let log_paths = files::collect_logs(&args.logs)?;
+    if log_paths.is_empty() {
+        anyhow::bail!("no logs found in the paths given");
+    }
+    for p in &log_paths {
+        std::fs::File::open(p).with_context(|| format!("cannot read `{}`", p.display()))?;
+    }
+    let names: Vec<String> = log_paths.iter().map(|p| files::display(p)).collect();
+    // The baseline is read before any log: a bad one stops the run at once.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|p| -> Result<Baseline> {
+            let bytes = files::read(p)?;
+            Baseline::decode(&bytes).with_context(|| format!("`{}` is not a baseline", p.display()))
+        })
+        .transpose()?;
+    let (_, existing) = if args.suppressions.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        files::rule_files(&args.suppressions)?
+    };
+    let given: Option<Version> =
+        (settings.valgrind.origin != Origin::Default).then_some(settings.valgrind.value);
+    let recorded = recorded::Combined::of(
+        &log_paths
+            .iter()
+            .map(|p| recorded::read(p))
+            .collect::<Vec<_>>(),
+    );
+    let first_party = if settings.first_party.origin == Origin::Default {
+        FirstParty::project(&settings.project)
+    } else {
+        FirstParty::declared(settings.first_party.value.clone())
+    };
+    let opts = GenOptions {
+        first_party: first_party.clone(),
+        profiles: settings.profiles.clone(),
+        project: Some(settings.project.clone()),
+        unknown: match args.unknown {
+            UnknownArg::Review => UnknownCode::Review,
+            UnknownArg::Suppress => UnknownCode::Suppress,
+        },
+        style: Style::Anchored,
+        version: given.or(recorded.version).unwrap_or_default(),
+        num_callers: args.num_callers.or(recorded.num_callers).unwrap_or(12),
+        owner: None,
+        expires_in: None,
+        command: None,
+    };
+    let gate = Gate::new(&opts, existing, policy)?;
+    if let Some(refused) = vgsupp::supp::Tool::ALL
+        .into_iter()
+        .find_map(|t| gate.existing().tool(t).err())
+    {
+        anyhow::bail!("{refused} (see `vgsupp check {}`)", refused.file);
+    }
+    let parts: Vec<Result<LogPart>> = log_paths
+        .par_iter()
+        .enumerate()
+        .map(|(i, path)| Ok(gate.read(i, &names[i], path)?))
+        .collect();
+    let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
+    let today = clock::today()?;
+    let assessment = gate.assess(parts, baseline.as_ref(), today);
+    for (log, line, message) in &assessment.warnings {
+        let at = line.map_or_else(String::new, |l| format!(":{l}"));
+        out.status(&format!("warning: {}{at}: {message}", names[*log]));
+    }
+    no_first_party_warning(&assessment, &first_party, out);
+    write_baselines(args, settings, &assessment, baseline.as_ref(), today, out)?;
+    let root = args
+        .source_root
+        .clone()
+        .unwrap_or_else(|| source::default_root(&settings.project));
+    let cx = Context {
+        names: &names,
+        gen_command: gen_command(args, settings),
+        sources: source::Sources::new(&root),
+        automation_id: args
+            .automation_id
+            .clone()
+            .unwrap_or_else(|| "vgsupp/gate/".to_owned()),
+        allow_incomplete: args.allow_incomplete,
+    };
+    let text = match args.format {
+        GateFormat::Human => human::render(&assessment, &cx),
+        GateFormat::Json => json::render(&assessment, &cx)?,
+        GateFormat::Sarif => {
+            let (text, capped) = sarif::render(&assessment, &cx)?;
+            if let Some(c) = capped {
+                out.status(&format!("note: {c}"));
+            }
+            text
+        }
+        GateFormat::Junit => junit::render(&assessment, &cx),
+        GateFormat::Gitlab => gitlab::render(&assessment, &cx)?,
+        GateFormat::Github => {
+            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+                github::append_summary(Path::new(&path), &github::summary(&assessment, &cx))?;
+            }
+            github::annotations(&assessment, &cx)
+        }
+    };
+    match &args.output {
+        Some(path) => {
+            write_new_or_replace(path, text.as_bytes())?;
+            // The verdict in one line: the report itself went to a file.
+            out.status(&human::verdict_line(&assessment, args.allow_incomplete));
+        }
+        None => out.stdout(&text)?,
+    }
+    Ok(exit(&assessment, args.allow_incomplete))
+}
+
+/// The exit code: 1 on a failure; 2 when evidence is missing and nothing failed.
+fn exit(a: &Assessment, allow_incomplete: bool) -> Exit {
+    if a.failed() {
+        Exit::Findings
+    } else if a.incomplete() && !allow_incomplete {
+        Exit::Error
+    } else {
+        Exit::Clean
+    }
+}
+
+/// A loud note when no frame is first-party: the gate then cannot find a bug of the
+/// user's, and a mistyped glob must not look like a clean run.
+fn no_first_party_warning(a: &Assessment, first_party: &FirstParty, out: &Output) {
+    let frames: u64 = a.logs.iter().map(|l| l.first_party_frames).sum();
+    if frames > 0 || a.errors() == a.suppressed {
+        return;
+    }
+    let how = if first_party.defaulted {
+        "the default: the project directory".to_owned()
+    } else {
+        format!("--first-party {}", first_party.globs.join(", "))
+    };
+    out.error(&format!(
+        "warning: no frame of these logs is first-party ({how}): the gate cannot tell a bug of yours from library noise. Check the globs (`vgsupp gen` explains what the logs show), or record the program that loads your code."
+    ));
+}
+
+/// `--write-baseline` and `--update-baseline`.
+fn write_baselines(
+    args: &GateArgs,
+    settings: &Resolved,
+    a: &Assessment,
+    baseline: Option<&Baseline>,
+    today: vgsupp::date::Date,
+    out: &Output,
+) -> Result<()> {
+    if let Some(path) = &args.write_baseline {
+        let expires = settings
+            .expires_in
+            .value
+            .days()
+            .and_then(|d| today.add_days(i64::from(d)));
+        let b = gate::baseline_of(
+            a,
+            baseline,
+            settings.owner.value.as_deref(),
+            args.reason.as_deref(),
+            expires,
+        );
+        write_new_or_replace(path, b.encode().as_bytes())?;
+        out.status(&format!(
+            "wrote {} baseline {} to {}",
+            b.entries.len(),
+            if b.entries.len() == 1 {
+                "entry"
+            } else {
+                "entries"
+            },
+            path.display()
+        ));
+        if a.incomplete() {
+            out.status(
+                "note: a log misses evidence: the baseline holds only the errors that were read",
+            );
+        }
+    }
+    if args.update_baseline
+        && let (Some(path), Some(b)) = (&args.baseline, baseline)
+    {
+        match gate::updated_baseline(a, b) {
+            None => out.error(
+                "warning: --update-baseline: not updated, a log misses evidence (what a cut log does not show is not fixed)",
+            ),
+            Some(new) if new == *b => out.status("baseline unchanged: every entry still occurs"),
+            Some(new) => {
+                let removed = b.entries.len() - new.entries.len();
+                write_new_or_replace(path, new.encode().as_bytes())?;
+                out.status(&format!(
+                    "updated {}: {removed} fixed {} removed, {} kept",
+                    path.display(),
+                    if removed == 1 { "entry" } else { "entries" },
+                    new.entries.len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `vgsupp gen` command that writes rules for the noise.
+fn gen_command(args: &GateArgs, settings: &Resolved) -> String {
+    let mut c = String::from("vgsupp gen");
+    for l in &args.logs {
+        c.push(' ');
+        c.push_str(&shell_word(&l.display().to_string()));
+    }
+    for s in &args.suppressions {
+        c.push_str(" -s ");
+        c.push_str(&shell_word(&s.display().to_string()));
+    }
+    if settings.first_party.origin != Origin::Default
+        && args.first_party == settings.first_party.value
+    {
+        for g in &settings.first_party.value {
+            c.push_str(" --first-party ");
+            c.push_str(&shell_word(g));
+        }
+    }
+    c.push_str(" -o third-party.supp");
+    c
+}
+
+/// A word quoted for a POSIX shell when it needs it.
+pub fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@+,%".contains(&b))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// Write `path` atomically, whether or not it exists.
+fn write_new_or_replace(path: &Path, contents: &[u8]) -> Result<()> {
+    if path.exists() {
+        return files::write_atomic(path, contents);
+    }
+    use std::io::Write as _;
+    let dir: PathBuf = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".vgsupp-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot create a temporary file in `{}`", dir.display()))?;
+    tmp.write_all(contents)
+        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("cannot sync `{}`", path.display()))?;
+    // A report is for others to read, as a file `>` would have made.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .with_context(|| format!("cannot set permissions on `{}`", path.display()))?;
+    }
+    tmp.persist_noclobber(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot create `{}`", path.display()))?;
+    Ok(())
+}
