@@ -38,14 +38,16 @@ pub fn github(report: &Report) -> String {
     out
 }
 
-/// Escape a message (`%`, CR, LF).
-fn data(s: &str) -> String {
+/// Escape a workflow command's message (`%`, CR, LF).
+#[must_use]
+pub fn data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
-/// Escape a property value (also `:` and `,`).
-fn prop(s: &str) -> String {
+/// Escape a workflow command's property value (also `:` and `,`).
+#[must_use]
+pub fn prop(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }

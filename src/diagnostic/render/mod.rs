@@ -1,7 +1,7 @@
 //! Renderers for a [`Report`]: human (rustc-like, with the source line and a caret), JSON
 //! (the stable contract of PRODUCT.md §2), SARIF 2.1.0 and GitHub workflow annotations.
 
-mod github;
+pub mod github;
 mod human;
 mod json;
 mod sarif;

@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result};
 use super::Context;
 use super::human::{frame_text, verdict_line};
 use super::kinds;
+use vgsupp::diagnostic::render::github::{data, prop};
 use vgsupp::gate::{Assessment, Status};
 
 /// Annotations GitHub keeps per step.
@@ -147,18 +148,6 @@ pub fn append_summary(path: &Path, text: &str) -> Result<()> {
         .with_context(|| format!("cannot open GITHUB_STEP_SUMMARY `{}`", path.display()))?;
     f.write_all(text.as_bytes())
         .with_context(|| format!("cannot write GITHUB_STEP_SUMMARY `{}`", path.display()))
-}
-
-/// A workflow command's message, escaped.
-fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// A workflow command's property, escaped.
-fn prop(s: &str) -> String {
-    data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// Markdown table-cell text.
