@@ -177,8 +177,10 @@ pub enum OutputFormat {
     Json,
     /// SARIF 2.1.0.
     Sarif,
-    /// GitHub Actions annotations.
+    /// GitHub Actions annotations (the 10 most severe: GitHub shows 10 per step).
     Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// `--tool` values.
@@ -341,7 +343,7 @@ pub struct GateArgs {
     #[arg(required = true)]
     pub logs: Vec<PathBuf>,
     /// Suppression files (repeatable; `profile:NAME` for a bundled pack): the errors they
-    /// hide pass.
+    /// hide pass. Default: `gate.suppressions` of vgsupp.yaml.
     #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
     pub suppressions: Vec<PathBuf>,
     /// First-party code (repeatable), as for `gen`: a glob without `/` matches an object's
@@ -356,16 +358,17 @@ pub struct GateArgs {
     /// vgsupp.yaml, else `errors,definite,indirect,possible`.
     #[arg(long = "fail-on", value_name = "KIND")]
     pub fail_on: Vec<String>,
-    /// Known errors that pass until their entry expires (see below).
+    /// Known errors that pass until their entry expires (see below). Default:
+    /// `gate.baseline` of vgsupp.yaml.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Write today's failing errors to FILE as a baseline (with --owner, --reason,
     /// --expires-in); entries of --baseline keep their owner, reason and expiry.
     #[arg(long = "write-baseline", value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
-    /// Rewrite the --baseline file with fixed errors removed and counts lowered; nothing
-    /// is added. Refused when a log misses evidence.
-    #[arg(long = "update-baseline", requires = "baseline")]
+    /// Rewrite the baseline file (--baseline, or `gate.baseline`) with fixed errors
+    /// removed and counts lowered; nothing is added. Refused when a log misses evidence.
+    #[arg(long = "update-baseline")]
     pub update_baseline: bool,
     /// Who answers for new baseline entries.
     #[arg(long, value_name = "OWNER")]
@@ -377,7 +380,8 @@ pub struct GateArgs {
     /// `expires-in:` of vgsupp.yaml, else 90.
     #[arg(long = "expires-in", value_name = "DAYS|never", value_parser = parse_expiry)]
     pub expires_in: Option<Expiry>,
-    /// Pass (exit 0) on what was read when a log misses evidence and nothing failed.
+    /// Pass (exit 0) on what was read when a log misses evidence and nothing failed
+    /// (also `gate.allow-incomplete: true` in vgsupp.yaml).
     #[arg(long = "allow-incomplete")]
     pub allow_incomplete: bool,
     /// Report format.
@@ -386,8 +390,9 @@ pub struct GateArgs {
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// The directory report paths are relative to (SARIF, GitLab, GitHub). Default: the
-    /// git repository's root, else the project directory.
+    /// The directory report paths are relative to (SARIF, GitLab, GitHub). Default:
+    /// `gate.source-root` of vgsupp.yaml, else the git repository's root, else the
+    /// project directory.
     #[arg(long = "source-root", value_name = "DIR")]
     pub source_root: Option<PathBuf>,
     /// SARIF `runAutomationDetails.id`: one per configuration, so uploads of several
@@ -410,11 +415,12 @@ pub struct GateArgs {
 /// `vgsupp run`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Valgrind runs as: valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all --track-origins=yes --num-callers=40 --error-limit=no --trace-children=yes --gen-suppressions=all --xml=yes --xml-file=DIR/vg.%p.xml --log-file=DIR/vg.%p.log [--suppressions=FILE…] CMD ARGS…, one XML and one text log per process. A -s profile:NAME pack is written into DIR for Valgrind to read. PYTHONMALLOC=malloc is set when CMD is Python (CPython's advice for Valgrind). The XML logs are then gated as by `vgsupp gate`, and its exit code is run's; Valgrind missing or failing to start is exit 2."
+    after_help = "Valgrind runs as: valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all --track-origins=yes --num-callers=40 --error-limit=no --trace-children=yes --child-silent-after-fork=yes --gen-suppressions=all --xml=yes --xml-file=DIR/vg.%p.xml --log-file=DIR/vg.%p.log [--suppressions=FILE…] CMD ARGS…, one XML and one text log per process. A -s profile:NAME pack is written into DIR for Valgrind to read. PYTHONMALLOC=malloc is set when CMD is Python (CPython's advice for Valgrind). The XML logs are then gated as by `vgsupp gate`, and its exit code is run's; Valgrind missing or failing to start is exit 2."
 )]
 pub struct RunArgs {
     /// Suppression files (repeatable; `profile:NAME` for a bundled pack): Valgrind reads
-    /// them, and the gate counts what they hide as suppressed.
+    /// them, and the gate counts what they hide as suppressed. Default:
+    /// `gate.suppressions` of vgsupp.yaml.
     #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
     pub suppressions: Vec<PathBuf>,
     /// First-party code (repeatable), as for `gate`.

@@ -96,4 +96,9 @@ impl Output {
     pub fn error(&self, s: &str) {
         let _ = writeln!(std::io::stderr(), "vgsupp: error: {s}");
     }
+
+    /// A warning that must not go unseen, on stderr (even with `-q`).
+    pub fn warning(&self, s: &str) {
+        let _ = writeln!(std::io::stderr(), "vgsupp: warning: {s}");
+    }
 }

@@ -122,6 +122,7 @@ pub fn decode(src: &[u8], path: &Path) -> Result<Config, ConfigError> {
             "sidecar" => sidecar(&e.value, line, &mut config)?,
             "lints" => lints(&e.value, line, &mut config)?,
             "profiles" => config.profiles = profiles(&e.value, line)?,
+            "gate" => gate(&e.value, line, &mut config)?,
             other => config.warnings.push(ConfigWarning {
                 line,
                 key: other.to_owned(),
@@ -216,6 +217,63 @@ fn sidecar(n: &Node, line: u32, config: &mut Config) -> Result<(), ConfigError> 
             other => config.warnings.push(ConfigWarning {
                 line: e.line,
                 key: format!("sidecar.{other}"),
+            }),
+        }
+    }
+    Ok(())
+}
+
+fn gate(n: &Node, line: u32, config: &mut Config) -> Result<(), ConfigError> {
+    let Some(m) = mapping(n, line, "gate")? else {
+        return Ok(());
+    };
+    for e in &m.entries {
+        let line = e.line;
+        let g = &mut config.gate;
+        match e.key.as_str() {
+            "suppressions" => {
+                let value = strings(&e.value, line, "gate.suppressions")?;
+                if let Some(unknown) = value
+                    .iter()
+                    .filter_map(|v| crate::packs::resolve(v))
+                    .find_map(Result::err)
+                {
+                    return err(line, format!("`gate.suppressions`: {unknown}"));
+                }
+                g.suppressions = Some(Valued { value, line });
+            }
+            "fail-on" => {
+                let value = strings(&e.value, line, "gate.fail-on")?;
+                if let Err(why) = crate::gate::Policy::parse(&value) {
+                    return err(line, format!("`gate.fail-on`: {why}"));
+                }
+                g.fail_on = Some(Valued { value, line });
+            }
+            "baseline" => {
+                let value = scalar(&e.value, line, "gate.baseline", "a path")?;
+                g.baseline = Some(Valued { value, line });
+            }
+            "source-root" => {
+                let value = scalar(&e.value, line, "gate.source-root", "a path")?;
+                g.source_root = Some(Valued { value, line });
+            }
+            "allow-incomplete" => {
+                let text = scalar(&e.value, line, "gate.allow-incomplete", "true or false")?;
+                let value = match text.as_str() {
+                    "true" | "True" | "TRUE" => true,
+                    "false" | "False" | "FALSE" => false,
+                    _ => {
+                        return err(
+                            line,
+                            format!("`gate.allow-incomplete` must be true or false, not `{text}`"),
+                        );
+                    }
+                };
+                g.allow_incomplete = Some(Valued { value, line });
+            }
+            other => config.warnings.push(ConfigWarning {
+                line,
+                key: format!("gate.{other}"),
             }),
         }
     }
@@ -387,6 +445,49 @@ mod tests {
                 path: "vgsupp.yaml".into(),
                 ..Config::default()
             }
+        );
+    }
+
+    #[test]
+    fn the_gate_section() {
+        let c = read("gate:\n  suppressions: [ci/cuda.supp, \"profile:libtorch\"]\n  fail-on: [errors, possible]\n  baseline: ci/base.yaml\n  source-root: ..\n  allow-incomplete: true\n  colour: red\n").expect("reads");
+        let g = &c.gate;
+        assert_eq!(
+            g.suppressions.as_ref().map(|v| (v.value.clone(), v.line)),
+            Some((vec!["ci/cuda.supp".into(), "profile:libtorch".into()], 2))
+        );
+        assert_eq!(
+            g.fail_on.as_ref().map(|v| v.value.clone()),
+            Some(vec!["errors".into(), "possible".into()])
+        );
+        assert_eq!(
+            g.baseline.as_ref().map(|v| (v.value.as_str(), v.line)),
+            Some(("ci/base.yaml", 4))
+        );
+        assert_eq!(g.source_root.as_ref().map(|v| v.value.as_str()), Some(".."));
+        assert_eq!(g.allow_incomplete.as_ref().map(|v| v.value), Some(true));
+        assert_eq!(
+            c.warnings,
+            [ConfigWarning {
+                line: 7,
+                key: "gate.colour".into()
+            }]
+        );
+        assert_eq!(
+            error("gate:\n  fail-on: [errors, sometimes]\n"),
+            "line 2: `gate.fail-on`: unknown fail-on value `sometimes` (expected: all, errors, leaks, definite, indirect, possible, reachable, review, or an error kind: Addr, Value, Cond, Param, Free, Overlap, Jump, FishyValue, ReallocZero, Race, UnlockUnlocked, LockOrder, Misc, PthAPIerror)"
+        );
+        assert_eq!(
+            error("gate:\n  suppressions: [\"profile:system\", \"profile:nope\"]\n"),
+            "line 2: `gate.suppressions`: unknown profile `nope` (the packs are: cpython, cuda-driver, cuda-libs, libtorch, openmp-blas, system; see `vgsupp profiles list`)"
+        );
+        assert_eq!(
+            error("gate:\n  allow-incomplete: sometimes\n"),
+            "line 2: `gate.allow-incomplete` must be true or false, not `sometimes`"
+        );
+        assert_eq!(
+            error("gate: [a]\n"),
+            "line 1: `gate` must be a mapping, not a sequence"
         );
     }
 

@@ -23,6 +23,12 @@
 //!   - name: vendor-blas
 //!     objects: ["*/libvendorblas*.so*"]
 //!     sources: ["*/vendorblas/*"]
+//! gate:                              # the CI gate (gate, run)
+//!   suppressions: [ci/cuda.supp, "profile:libtorch"]  # rule files, relative to this file
+//!   fail-on: [errors, definite, possible]              # what fails (default: all but reachable)
+//!   baseline: ci/valgrind-baseline.yaml                # known errors that pass until they expire
+//!   source-root: .                                     # report paths relative to it
+//!   allow-incomplete: false                            # pass on what a cut log shows
 //! ```
 
 pub mod decode;
@@ -65,6 +71,31 @@ pub struct Layer {
     pub required: Option<Vec<Field>>,
     /// Days of notice before a rule expires.
     pub expiring_within: Option<u32>,
+    /// The gate's suppression files (`-s`; `profile:NAME` packs).
+    pub gate_suppressions: Option<Vec<PathBuf>>,
+    /// What fails the gate (`--fail-on` words).
+    pub fail_on: Option<Vec<String>>,
+    /// The gate's baseline.
+    pub baseline: Option<PathBuf>,
+    /// Where report paths are relative to.
+    pub source_root: Option<PathBuf>,
+    /// Whether the gate passes on what an incomplete log shows.
+    pub allow_incomplete: Option<bool>,
+}
+
+/// The `gate:` section as written: paths as typed, relative to the config's directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GateConfig {
+    /// `gate.suppressions:` suppression files, directories and `profile:NAME` packs.
+    pub suppressions: Option<Valued<Vec<String>>>,
+    /// `gate.fail-on:` (checked to be valid `--fail-on` words when read).
+    pub fail_on: Option<Valued<Vec<String>>>,
+    /// `gate.baseline:`.
+    pub baseline: Option<Valued<String>>,
+    /// `gate.source-root:`.
+    pub source_root: Option<Valued<String>>,
+    /// `gate.allow-incomplete:`.
+    pub allow_incomplete: Option<Valued<bool>>,
 }
 
 /// An origin profile from the config (`profiles:`): the same plain data `gen` builds its
@@ -94,6 +125,8 @@ pub struct Config {
     pub severities: Severities,
     /// `profiles:`, in order, each with the line it starts on.
     pub profiles: Vec<Valued<Profile>>,
+    /// `gate:`.
+    pub gate: GateConfig,
     /// Keys it has that vgsupp does not know (ignored).
     pub warnings: Vec<ConfigWarning>,
 }
@@ -110,6 +143,34 @@ impl Config {
             expires_in: self.expires_in.as_ref().map(|v| v.value),
             required: self.required.as_ref().map(|v| v.value.clone()),
             expiring_within: self.expiring_within.as_ref().map(|v| v.value),
+            gate_suppressions: self
+                .gate
+                .suppressions
+                .as_ref()
+                .map(|v| v.value.iter().map(|p| self.path_from_here(p)).collect()),
+            fail_on: self.gate.fail_on.as_ref().map(|v| v.value.clone()),
+            baseline: self
+                .gate
+                .baseline
+                .as_ref()
+                .map(|v| self.path_from_here(&v.value)),
+            source_root: self
+                .gate
+                .source_root
+                .as_ref()
+                .map(|v| self.path_from_here(&v.value)),
+            allow_incomplete: self.gate.allow_incomplete.as_ref().map(|v| v.value),
+        }
+    }
+
+    /// A path the file gives, relative to its directory (the project); a `profile:NAME`
+    /// pack and an absolute path as they are.
+    #[must_use]
+    pub fn path_from_here(&self, p: &str) -> PathBuf {
+        if p.starts_with(crate::packs::PREFIX) || Path::new(p).is_absolute() {
+            PathBuf::from(p)
+        } else {
+            self.project().join(p)
         }
     }
 
@@ -166,10 +227,27 @@ pub struct Resolved {
     /// Extra origin profiles from the config, in order (`gen` tries them before its
     /// built-in ones).
     pub profiles: Vec<Profile>,
+    /// The gate's settings (`gate`, `run`).
+    pub gate: GateSettings,
     /// The config file in force, if any.
     pub config: Option<PathBuf>,
     /// The project directory: the config's, else the working directory.
     pub project: PathBuf,
+}
+
+/// The gate's settings in force (`gate:` of vgsupp.yaml under the flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateSettings {
+    /// Suppression files and packs (default: none).
+    pub suppressions: Setting<Vec<PathBuf>>,
+    /// `--fail-on` words (default: none, which is the default policy).
+    pub fail_on: Setting<Vec<String>>,
+    /// The baseline (default: none).
+    pub baseline: Setting<Option<PathBuf>>,
+    /// Where report paths are relative to (default: none, the repository's root).
+    pub source_root: Setting<Option<PathBuf>>,
+    /// Pass on what an incomplete log shows (default: no).
+    pub allow_incomplete: Setting<bool>,
 }
 
 /// The default suppression-file name globs.
@@ -248,22 +326,6 @@ impl Resolved {
     #[must_use]
     pub fn resolve(flags: &Layer, config: Option<&Config>, cwd: &Path) -> Self {
         let project = config.map_or_else(|| cwd.to_path_buf(), |c| c.project().to_path_buf());
-        fn pick<T: Clone>(flag: Option<&T>, file: Option<(&T, u32)>, default: T) -> Setting<T> {
-            match (flag, file) {
-                (Some(v), _) => Setting {
-                    value: v.clone(),
-                    origin: Origin::Flag,
-                },
-                (None, Some((v, line))) => Setting {
-                    value: v.clone(),
-                    origin: Origin::Config(line),
-                },
-                (None, None) => Setting {
-                    value: default,
-                    origin: Origin::Default,
-                },
-            }
-        }
         fn file<T>(v: Option<&Valued<T>>) -> Option<(&T, u32)> {
             v.map(|v| (&v.value, v.line))
         }
@@ -318,6 +380,7 @@ impl Resolved {
                 file(c.and_then(|c| c.expiring_within.as_ref())),
                 DEFAULT_EXPIRING_WITHIN,
             ),
+            gate: GateSettings::resolve(flags, c),
             severities: c.map(|c| c.severities.clone()).unwrap_or_default(),
             profiles: c
                 .map(|c| c.profiles.iter().map(|p| p.value.clone()).collect())
@@ -377,7 +440,121 @@ impl Resolved {
                 self.expiring_within.value,
                 from(&self.expiring_within.origin)
             ),
+            format!(
+                "gate.suppressions = {} ({})",
+                paths(&self.gate.suppressions.value),
+                from(&self.gate.suppressions.origin)
+            ),
+            format!(
+                "gate.fail-on = {} ({})",
+                if self.gate.fail_on.value.is_empty() {
+                    "the default: every kind but still-reachable leaks".to_owned()
+                } else {
+                    list(&self.gate.fail_on.value)
+                },
+                from(&self.gate.fail_on.origin)
+            ),
+            format!(
+                "gate.baseline = {} ({})",
+                paths(self.gate.baseline.value.as_slice()),
+                from(&self.gate.baseline.origin)
+            ),
+            format!(
+                "gate.source-root = {} ({})",
+                self.gate.source_root.value.as_ref().map_or_else(
+                    || "the repository's root".to_owned(),
+                    |p| p.display().to_string()
+                ),
+                from(&self.gate.source_root.origin)
+            ),
+            format!(
+                "gate.allow-incomplete = {} ({})",
+                self.gate.allow_incomplete.value,
+                from(&self.gate.allow_incomplete.origin)
+            ),
         ]
+    }
+}
+
+/// `a, b`, or `none`.
+fn paths(v: &[PathBuf]) -> String {
+    if v.is_empty() {
+        return "none".to_owned();
+    }
+    v.iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl GateSettings {
+    /// The flags over the config's `gate:` (its paths joined to the project directory:
+    /// [`Config::layer`]).
+    fn resolve(flags: &Layer, config: Option<&Config>) -> Self {
+        let layer = config.map(Config::layer).unwrap_or_default();
+        let g = config.map(|c| &c.gate);
+        // The config's value (as its layer resolved it) with the line it is on.
+        fn at<'a, T, U>(value: Option<&'a T>, written: Option<&Valued<U>>) -> Option<(&'a T, u32)> {
+            value.zip(written.map(|v| v.line))
+        }
+        let optional = |s: Setting<PathBuf>| Setting {
+            value: (s.origin != Origin::Default).then_some(s.value),
+            origin: s.origin,
+        };
+        Self {
+            suppressions: pick(
+                flags.gate_suppressions.as_ref(),
+                at(
+                    layer.gate_suppressions.as_ref(),
+                    g.and_then(|g| g.suppressions.as_ref()),
+                ),
+                Vec::new(),
+            ),
+            fail_on: pick(
+                flags.fail_on.as_ref(),
+                at(layer.fail_on.as_ref(), g.and_then(|g| g.fail_on.as_ref())),
+                Vec::new(),
+            ),
+            baseline: optional(pick(
+                flags.baseline.as_ref(),
+                at(layer.baseline.as_ref(), g.and_then(|g| g.baseline.as_ref())),
+                PathBuf::new(),
+            )),
+            source_root: optional(pick(
+                flags.source_root.as_ref(),
+                at(
+                    layer.source_root.as_ref(),
+                    g.and_then(|g| g.source_root.as_ref()),
+                ),
+                PathBuf::new(),
+            )),
+            allow_incomplete: pick(
+                flags.allow_incomplete.as_ref(),
+                at(
+                    layer.allow_incomplete.as_ref(),
+                    g.and_then(|g| g.allow_incomplete.as_ref()),
+                ),
+                false,
+            ),
+        }
+    }
+}
+
+/// The flag's value, else the file's (with its line), else the default.
+fn pick<T: Clone>(flag: Option<&T>, file: Option<(&T, u32)>, default: T) -> Setting<T> {
+    match (flag, file) {
+        (Some(v), _) => Setting {
+            value: v.clone(),
+            origin: Origin::Flag,
+        },
+        (None, Some((v, line))) => Setting {
+            value: v.clone(),
+            origin: Origin::Config(line),
+        },
+        (None, None) => Setting {
+            value: default,
+            origin: Origin::Default,
+        },
     }
 }
 
@@ -431,6 +608,49 @@ mod tests {
         assert_eq!(none.suppressions.value, DEFAULT_SUPPRESSIONS);
         assert_eq!(none.first_party.value, ["/w[[]1[]]/**"]);
         assert_eq!(none.config, None);
+    }
+
+    #[test]
+    fn gate_paths_are_the_projects_and_flags_win() {
+        let src = "gate:\n  suppressions: [ci/a.supp, \"profile:system\", /abs/b.supp]\n  baseline: base.yaml\n  fail-on: [definite]\n";
+        let config = decode(src.as_bytes(), Path::new("/p/vgsupp.yaml")).expect("reads");
+        let r = Resolved::resolve(&Layer::default(), Some(&config), Path::new("/p/sub"));
+        assert_eq!(
+            r.gate.suppressions.value,
+            [
+                PathBuf::from("/p/ci/a.supp"),
+                PathBuf::from("profile:system"),
+                PathBuf::from("/abs/b.supp")
+            ]
+        );
+        assert_eq!(r.gate.suppressions.origin, Origin::Config(2));
+        assert_eq!(r.gate.baseline.value, Some(PathBuf::from("/p/base.yaml")));
+        assert_eq!(r.gate.fail_on.value, ["definite"]);
+        assert_eq!(r.gate.source_root.value, None);
+        assert_eq!(r.gate.source_root.origin, Origin::Default);
+        assert!(!r.gate.allow_incomplete.value);
+        let flags = Layer {
+            gate_suppressions: Some(vec![PathBuf::from("x.supp")]),
+            fail_on: Some(vec!["all".into()]),
+            allow_incomplete: Some(true),
+            ..Layer::default()
+        };
+        let r = Resolved::resolve(&flags, Some(&config), Path::new("/p"));
+        assert_eq!(r.gate.suppressions.value, [PathBuf::from("x.supp")]);
+        assert_eq!(r.gate.suppressions.origin, Origin::Flag);
+        assert_eq!(r.gate.fail_on.value, ["all"]);
+        assert!(r.gate.allow_incomplete.value);
+        assert_eq!(r.gate.baseline.origin, Origin::Config(3));
+        assert!(
+            r.describe()
+                .iter()
+                .any(|l| l == "gate.fail-on = all (flag)"),
+            "{:?}",
+            r.describe()
+        );
+        let none = Resolved::resolve(&Layer::default(), None, Path::new("/w"));
+        assert_eq!(none.gate.baseline.value, None);
+        assert!(none.gate.suppressions.value.is_empty());
     }
 
     #[test]

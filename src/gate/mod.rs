@@ -10,6 +10,7 @@
 
 pub mod baseline;
 pub mod fingerprint;
+pub mod kinds;
 pub mod policy;
 
 use std::collections::BTreeMap;
@@ -231,12 +232,13 @@ impl Gate {
         self.generator.existing()
     }
 
-    /// Read the log at `path` (number `log`, shown as `name`).
+    /// Read the logs at `paths` (shown as `names`), in parallel.
     ///
     /// # Errors
-    /// When it cannot be read, or a `-s` file is refused.
-    pub fn read(&self, log: usize, name: &str, path: &Path) -> Result<LogPart, GenError> {
-        self.generator.read(log, name, path)
+    /// The first log that cannot be read, or that has errors of a tool whose `-s` files
+    /// Valgrind would refuse.
+    pub fn read_logs(&self, paths: &[&Path], names: &[String]) -> Result<Vec<LogPart>, GenError> {
+        self.generator.read_logs(paths, names, false)
     }
 
     /// The verdict on the logs' parts (in log order), with `baseline` applied as of

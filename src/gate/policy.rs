@@ -39,7 +39,7 @@ pub const KINDS: [&str; 14] = [
 /// A `--fail-on` word that means nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown --fail-on value `{0}` (expected: all, errors, leaks, definite, indirect, possible, reachable, review, or an error kind: {kinds})",
+    "unknown fail-on value `{0}` (expected: all, errors, leaks, definite, indirect, possible, reachable, review, or an error kind: {kinds})",
     kinds = KINDS.join(", ")
 )]
 pub struct PolicyError(pub String);

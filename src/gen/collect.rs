@@ -26,7 +26,7 @@ use crate::matcher::stack::stack_matches;
 use crate::matcher::{MatchInput, Truth};
 use crate::origin::{OriginId, Party};
 use crate::replay::options::RunOptions;
-use crate::replay::{Event, LogReplay, ReplayError, ReplayOptions};
+use crate::replay::{Event, LogEnd, ReplaySink};
 use crate::supp::kinds::Tool;
 
 /// A candidate of one log.
@@ -161,36 +161,30 @@ impl Procs {
     }
 }
 
-/// The collection of one log: feed it the log's items in order, then [`Collector::finish`].
+/// The collection of one log: the [`ReplaySink`] `gen` and `gate` read each log into
+/// ([`crate::replay::run_logs`]).
 pub struct Collector<'g> {
     generator: &'g Generator,
     log: usize,
     format: LogFormat,
-    replay: LogReplay<'g>,
     procs: Procs,
     state: State,
 }
 
-/// What the event handler works on (apart from the replay that calls it).
+/// What the event handler works on.
 struct State {
     cache: Cache,
     part: LogPart,
     index: FxHashMap<Shape, u32>,
     compiled: Vec<Option<Vec<Pattern>>>,
-    /// Rows waiting for the `-s` rules' verdict, in log order.
-    pending: VecDeque<usize>,
+    /// Rows waiting for the `-s` rules' verdict, in log order, each with whether the
+    /// replay already knew it surely hidden ([`Event::Input`]'s `hidden`).
+    pending: VecDeque<(usize, bool)>,
     /// Exact-stack lines, interned.
     line_index: FxHashMap<Box<[u8]>, u32>,
     /// Objects' line ids (their glob is made once).
     object_lines: FxHashMap<Box<[u8]>, u32>,
     scratch: Vec<u8>,
-}
-
-fn refused(e: ReplayError<std::convert::Infallible>) -> super::GenError {
-    match e {
-        ReplayError::Refused(r) => super::GenError::Refused(r),
-        ReplayError::Handler(never) => match never {},
-    }
 }
 
 impl<'g> Collector<'g> {
@@ -199,14 +193,6 @@ impl<'g> Collector<'g> {
             generator,
             log,
             format,
-            replay: LogReplay::new(
-                &generator.existing,
-                format,
-                ReplayOptions {
-                    inputs: true,
-                    signatures: false,
-                },
-            ),
             procs: Procs::default(),
             state: State {
                 cache: Cache::default(),
@@ -223,15 +209,19 @@ impl<'g> Collector<'g> {
             },
         }
     }
+}
 
-    /// Take one item.
-    ///
-    /// # Errors
-    /// When the `-s` files hold rules Valgrind would refuse for an error's tool.
-    pub fn feed(&mut self, item: &LogItem) -> Result<(), super::GenError> {
-        let (generator, log, format) = (self.generator, self.log, self.format);
-        self.procs
-            .observe(generator, format, item, &mut self.state.part.facts);
+impl ReplaySink for Collector<'_> {
+    type Output = LogPart;
+    type Error = std::convert::Infallible;
+
+    fn item(&mut self, item: &LogItem) -> Result<(), Self::Error> {
+        self.procs.observe(
+            self.generator,
+            self.format,
+            item,
+            &mut self.state.part.facts,
+        );
         match item {
             LogItem::Warning {
                 line,
@@ -245,34 +235,17 @@ impl<'g> Collector<'g> {
             }
             _ => {}
         }
-        let (state, procs) = (&mut self.state, &self.procs);
-        let mut on = |ev: Event<'_>| -> Result<(), std::convert::Infallible> {
-            state.event(generator, log, format, procs, ev);
-            Ok(())
-        };
-        self.replay.feed(item, &mut on).map_err(refused)
+        Ok(())
     }
 
-    fn end(&mut self) -> Result<(), super::GenError> {
-        let (generator, log, format) = (self.generator, self.log, self.format);
-        let (state, procs) = (&mut self.state, &self.procs);
-        let mut on = |ev: Event<'_>| -> Result<(), std::convert::Infallible> {
-            state.event(generator, log, format, procs, ev);
-            Ok(())
-        };
-        let replay = std::mem::replace(
-            &mut self.replay,
-            LogReplay::new(&generator.existing, format, ReplayOptions::default()),
-        );
-        replay.finish(&mut on).map(|_| ()).map_err(refused)
+    fn event(&mut self, ev: Event<'_>) -> Result<(), Self::Error> {
+        self.state
+            .event(self.generator, self.log, self.format, &self.procs, ev);
+        Ok(())
     }
 
-    /// The log is over.
-    ///
-    /// # Errors
-    /// As [`Collector::feed`].
-    pub fn finish(mut self) -> Result<LogPart, super::GenError> {
-        self.end()?;
+    fn finish(mut self, end: LogEnd) -> Result<LogPart, Self::Error> {
+        self.state.part.facts.sha256 = end.sha256;
         Ok(self.state.part)
     }
 }
@@ -287,14 +260,23 @@ impl State {
         ev: Event<'_>,
     ) {
         match ev {
-            Event::Input { record, input, .. } => {
+            Event::Input {
+                record,
+                input,
+                hidden,
+                ..
+            } => {
                 let procs = procs.of(record.pid);
-                self.error(generator, log, format, procs, record, input);
+                self.error(generator, log, format, procs, record, input, hidden);
             }
             Event::Error(e) => {
-                let Some(row) = self.pending.pop_front() else {
+                let Some((row, hidden)) = self.pending.pop_front() else {
                     return;
                 };
+                debug_assert!(
+                    !hidden || e.suppressed == Truth::Yes,
+                    "the replay said an error was surely hidden, then did not suppress it"
+                );
                 if e.suppressed == Truth::Unknown {
                     // A `-s` rule may hide it: said for kept and reviewed errors; a
                     // suppressed one still gets its own rule.
@@ -333,6 +315,7 @@ impl State {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn error(
         &mut self,
         generator: &Generator,
@@ -341,8 +324,29 @@ impl State {
         procs: &ProcessObjects,
         err: &ErrorRecord,
         input: &MatchInput,
+        hidden: bool,
     ) {
         let tool = err.tool.unwrap_or(Tool::Memcheck);
+        if generator.reporting && hidden {
+            // A `-s` rule surely hides it: a report never shows it, so its frames need
+            // no placing (most of a gated log is such noise).
+            self.part.facts.errors += 1;
+            self.part.rows.push(row_of(
+                log,
+                err,
+                tool,
+                verdict::Decision {
+                    verdict: Verdict::Suppress,
+                    reason: Reason::Existing,
+                    origin: crate::origin::classify::UNKNOWN_ID,
+                    location: None,
+                    function: None,
+                },
+            ));
+            self.part.details.push(None);
+            self.pending.push_back((self.part.rows.len() - 1, true));
+            return;
+        }
         let classifier = &generator.classifier;
         let f = frames::of_error(err, input, procs, classifier, &mut self.cache);
         let origins: Vec<_> = err
@@ -386,7 +390,7 @@ impl State {
             self.part.facts.errors += 1;
             self.part.rows.push(row_of(log, err, tool, d));
             self.part.details.push(detail);
-            self.pending.push_back(self.part.rows.len() - 1);
+            self.pending.push_back((self.part.rows.len() - 1, false));
             return;
         }
         let mut cands = None;
@@ -409,7 +413,7 @@ impl State {
         let exact = cands.is_some().then(|| self.exact_stack(&f));
         self.part.cands.push(cands);
         self.part.exact.push(exact);
-        self.pending.push_back(row);
+        self.pending.push_back((row, hidden));
     }
 
     /// Every stack of an error a report shows.

@@ -40,10 +40,11 @@ pub use collect::{Collector, LogPart};
 pub use provenance::LogFacts;
 pub use verdict::{Reason, Verdict};
 
-use crate::logs::detect;
 use crate::logs::record::{LogFormat, LossRecord, ReadError};
 use crate::matcher::{RefusedFile, RuleFile};
-use crate::replay::{Rules, RulesOptions, Slot};
+use crate::replay::{
+    LogError, LogJob, LogsOptions, ReplayOptions, Rules, RulesOptions, Slot, collect_logs,
+};
 use crate::supp::kinds::{Tool, Version};
 use candidate::Kinds;
 
@@ -319,15 +320,35 @@ impl Generator {
         Collector::new(self, log, name, format)
     }
 
-    /// Read the log at `path` (number `log`, shown as `name`).
+    /// Read the logs at `paths` (shown as `names`) through the replay of the `-s` rules,
+    /// in parallel; with `hash`, each log's SHA-256 goes into its facts.
     ///
     /// # Errors
-    /// When it cannot be read, or a `-s` file is refused.
-    pub fn read(&self, log: usize, name: &str, path: &Path) -> Result<LogPart, GenError> {
-        let file = detect::open_log(path)?;
-        let mut c = self.collector(log, name, file.format());
-        file.for_each_ref(|item| c.feed(item?))?;
-        c.finish()
+    /// The first log (in the order given) that cannot be read, or that has errors of a
+    /// tool whose `-s` files Valgrind would refuse.
+    pub fn read_logs(
+        &self,
+        paths: &[&Path],
+        names: &[String],
+        hash: bool,
+    ) -> Result<Vec<LogPart>, GenError> {
+        let jobs: Vec<LogJob<'_>> = paths.iter().map(|p| LogJob::single(p)).collect();
+        let opts = LogsOptions {
+            replay: ReplayOptions {
+                inputs: true,
+                signatures: false,
+            },
+            hash,
+            ..LogsOptions::default()
+        };
+        collect_logs(&jobs, &self.existing, opts, |i, format| {
+            self.collector(i, names.get(i).map_or("", String::as_str), format)
+        })
+        .map_err(|e| match e {
+            LogError::Read(e) => GenError::Read(e),
+            LogError::Refused(r) => GenError::Refused(r),
+            LogError::Sink(never) => match never {},
+        })
     }
 
     /// Select the rules from the logs' parts (in log order).

@@ -2,6 +2,7 @@
 //! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`); a file against its sidecar
 //! (`VS4xx`, [`provenance`]); the severities a project sets ([`severity`]).
 
+pub mod pipeline;
 pub mod provenance;
 pub mod registry;
 pub mod rules;

@@ -332,11 +332,11 @@ fn looks_demangled(name: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn codes(src: &str) -> Vec<&'static str> {
+    fn codes(src: &str) -> Vec<String> {
         let f = crate::supp::parse(src.as_bytes().to_vec());
-        let mut v: Vec<_> = check_records("t.supp", &f, &CheckOptions::default())
+        let mut v: Vec<String> = check_records("t.supp", &f, &CheckOptions::default())
             .iter()
-            .map(|d| d.rule.code)
+            .map(|d| d.rule.code.to_string())
             .collect();
         v.sort_unstable();
         v

@@ -92,7 +92,7 @@ impl Severities {
         if self.levels.is_empty() {
             return;
         }
-        diagnostics.retain_mut(|d| match self.levels.get(d.rule.code) {
+        diagnostics.retain_mut(|d| match self.levels.get(&*d.rule.code) {
             Some(Level::Off) => false,
             Some(Level::At(s)) => {
                 d.severity = *s;
@@ -129,7 +129,7 @@ mod tests {
             Diagnostic::new("VS201", "a", 1, 1, String::new()),
         ];
         s.apply(&mut ds);
-        let got: Vec<(&str, Severity)> = ds.iter().map(|d| (d.rule.code, d.severity)).collect();
+        let got: Vec<(&str, Severity)> = ds.iter().map(|d| (&*d.rule.code, d.severity)).collect();
         assert_eq!(
             got,
             [("VS203", Severity::Info), ("VS201", Severity::Warning)]

@@ -309,6 +309,13 @@ pub(crate) const BUILTIN: &[Builtin] = &[
             "/usr/lib64/**",
             "/lib/**",
             "/lib64/**",
+            // The system's own programs, which a traced program starts (Python's `ctypes`
+            // runs `/sbin/ldconfig -p` on `import torch`; `system()` runs `/bin/sh`).
+            "/usr/bin/**",
+            "/usr/sbin/**",
+            "/bin/**",
+            "/sbin/**",
+            "/usr/libexec/**",
         ],
         // glibc's file names, for text logs (XML shows every frame's object, which
         // decides; its `<dir>`s are relative to glibc's build tree: `./elf/./elf`).

@@ -24,6 +24,7 @@ pub mod options;
 mod process;
 pub mod recorded;
 pub mod rules;
+pub mod run;
 
 use std::collections::VecDeque;
 
@@ -31,6 +32,10 @@ use rustc_hash::FxHashMap as HashMap;
 
 pub use evidence::{ErrorEvidence, RuleCounts, Tally, Why};
 pub use rules::{Group, RuleInfo, Rules, RulesOptions, Settings, Slot, ToolRules};
+pub use run::{
+    Failed, Flow, LogEnd, LogError, LogJob, LogsOptions, ReplaySink, collect_logs, in_order,
+    run_logs,
+};
 
 use crate::logs::record::{ErrorRecord, LogFormat, LogItem};
 use crate::matcher::input::Known;
@@ -63,6 +68,10 @@ pub enum Event<'a> {
         input: &'a MatchInput,
         /// The rules of its tool.
         rules: &'a ToolRules,
+        /// Whether some rule surely matches it: it is surely suppressed, whichever rule
+        /// Valgrind credits (known before its [`Event::Error`], which a loss record's tie
+        /// group may delay). A command that only reports what is not hidden skips it.
+        hidden: bool,
     },
     /// Something the user should know: the log says something the reader did not
     /// understand, or the replay can be less sure than usual.
@@ -303,17 +312,18 @@ impl<'r> LogReplay<'r> {
             })
             .map_err(ReplayError::Handler)?;
         }
+        let matched = self.cache.get_or_insert_with(tool, &input, |scratch| {
+            matches(&rules.set, tool, &input, scratch)
+        });
         if self.opts.inputs {
             on(Event::Input {
                 record: err,
                 input: &input,
                 rules,
+                hidden: !matched.cands.yes.is_empty(),
             })
             .map_err(ReplayError::Handler)?;
         }
-        let matched = self.cache.get_or_insert_with(tool, &input, |scratch| {
-            matches(&rules.set, tool, &input, scratch)
-        });
         let seq = self.next_seq;
         self.next_seq += 1;
         self.queue.push_back(None);

@@ -44,11 +44,22 @@ fn json_of(out: &std::process::Output) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// [`gate`] with `--format json`: the exit code and the report.
+fn gate_json(logs: &[&Path], extra: &[&str]) -> (Option<i32>, Value) {
+    let out = gate(logs, &[&["--format", "json"], extra].concat())
+        .output()
+        .expect("runs");
+    (out.status.code(), json_of(&out))
+}
+
+/// Every finding of a JSON report.
+fn all_findings(v: &Value) -> &[Value] {
+    v["findings"].as_array().map_or(&[], Vec::as_slice)
+}
+
 /// `(rule, location)` of the findings with `status`.
 fn findings(v: &Value, status: &str) -> BTreeSet<(String, String)> {
-    v["findings"]
-        .as_array()
-        .expect("findings")
+    all_findings(v)
         .iter()
         .filter(|f| f["status"] == status)
         .map(|f| {
@@ -111,9 +122,7 @@ fn planted_bugs_fail_the_gate_at_their_lines() {
         assert_eq!(v["verdict"], "fail");
         expect_planted(&findings(&v, "fail"), name);
         // The uninitialised value whose origin alone is first-party fails, on its origin.
-        let by_origin = v["findings"]
-            .as_array()
-            .expect("findings")
+        let by_origin = all_findings(&v)
             .iter()
             .any(|f| f["status"] == "fail" && f["reason"] == "first-party-origin");
         assert!(by_origin, "{name}: no failure decided by its origin");
@@ -132,8 +141,7 @@ fn the_possibly_lost_seed_leak_fails() {
     let Some(log) = shared_fixture("fixtures/torch/leaky-ext.xml.gz", "gate possible") else {
         return;
     };
-    let out = gate(&[&log], &["--format", "json"]).output().expect("runs");
-    let v = json_of(&out);
+    let (_, v) = gate_json(&[&log], &[]);
     assert!(
         findings(&v, "fail").contains(&(
             "memcheck/Leak/possible".to_owned(),
@@ -143,10 +151,7 @@ fn the_possibly_lost_seed_leak_fails() {
         findings(&v, "fail")
     );
     // Only errors of the kinds chosen fail: possibly lost ones pass with `definite`.
-    let out = gate(&[&log], &["--format", "json", "--fail-on", "definite"])
-        .output()
-        .expect("runs");
-    let v = json_of(&out);
+    let (_, v) = gate_json(&[&log], &["--fail-on", "definite"]);
     let fails = findings(&v, "fail");
     assert!(
         fails.iter().all(|(r, _)| r == "memcheck/Leak/definite"),
@@ -261,24 +266,8 @@ fn a_baseline_passes_known_errors_and_fails_new_ones() {
     let entries = text.matches("- fingerprint:").count();
     assert!(entries >= 8, "{text}");
     // Every known error passes.
-    let out = gate(
-        &[&log],
-        &[
-            "--format",
-            "json",
-            "--baseline",
-            baseline.to_str().expect("utf-8"),
-        ],
-    )
-    .output()
-    .expect("runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let v = json_of(&out);
+    let (code, v) = gate_json(&[&log], &["--baseline", baseline.to_str().expect("utf-8")]);
+    assert_eq!(code, Some(0), "{v:#}");
     assert!(findings(&v, "fail").is_empty());
     assert_eq!(findings(&v, "baselined").len(), entries);
     // An entry removed: that error is new and fails, alone.
@@ -297,31 +286,16 @@ fn a_baseline_passes_known_errors_and_fails_new_ones() {
     let dropped = dropped.expect("an Addr entry");
     let smaller = dir.path().join("smaller.yaml");
     std::fs::write(&smaller, kept.join("\n  - ")).expect("write");
-    let out = gate(
-        &[&log],
-        &[
-            "--format",
-            "json",
-            "--baseline",
-            smaller.to_str().expect("utf-8"),
-        ],
-    )
-    .output()
-    .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let v = json_of(&out);
-    let fails: Vec<&Value> = v["findings"]
-        .as_array()
-        .expect("findings")
+    let (code, v) = gate_json(&[&log], &["--baseline", smaller.to_str().expect("utf-8")]);
+    assert_eq!(code, Some(1));
+    let fails: Vec<&Value> = all_findings(&v)
         .iter()
         .filter(|f| f["status"] == "fail")
         .collect();
     assert_eq!(fails.len(), 1, "{fails:?}");
     assert!(dropped.contains(fails[0]["fingerprint"].as_str().expect("fingerprint")));
     // Count-aware: an entry for fewer occurrences than occur leaves the rest new.
-    let multi = v["findings"]
-        .as_array()
-        .expect("findings")
+    let multi = all_findings(&v)
         .iter()
         .find(|f| f["count"].as_u64().is_some_and(|c| c > 1))
         .expect("a finding with several occurrences")["fingerprint"]
@@ -335,22 +309,9 @@ fn a_baseline_passes_known_errors_and_fails_new_ones() {
     let lowered = lower_count(&lowered, &multi);
     let low = dir.path().join("low.yaml");
     std::fs::write(&low, lowered).expect("write");
-    let out = gate(
-        &[&log],
-        &[
-            "--format",
-            "json",
-            "--baseline",
-            low.to_str().expect("utf-8"),
-        ],
-    )
-    .output()
-    .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let v = json_of(&out);
-    let f = v["findings"]
-        .as_array()
-        .expect("findings")
+    let (code, v) = gate_json(&[&log], &["--baseline", low.to_str().expect("utf-8")]);
+    assert_eq!(code, Some(1));
+    let f = all_findings(&v)
         .iter()
         .find(|f| f["fingerprint"] == multi.as_str())
         .expect("the finding");
@@ -467,8 +428,8 @@ fn moving_code_keeps_fingerprints() {
     let moved_log = dir.path().join("moved.txt");
     write_lines(&moved_log, &moved);
     let prints = |p: &Path| -> (BTreeSet<String>, BTreeSet<String>) {
-        let v = json_of(&gate(&[p], &["--format", "json"]).output().expect("runs"));
-        let f = v["findings"].as_array().expect("findings");
+        let (_, v) = gate_json(&[p], &[]);
+        let f = all_findings(&v);
         (
             f.iter()
                 .map(|f| f["fingerprint"].as_str().unwrap_or_default().to_owned())
@@ -829,7 +790,7 @@ fn bad_input_is_an_error_naming_the_file() {
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown --fail-on value `sometimes`"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown fail-on value `sometimes`"));
     let out = vgsupp()
         .arg("gate")
         .arg(dir.path().join("missing.log"))

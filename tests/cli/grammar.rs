@@ -190,7 +190,7 @@ fn vectors_match_vgsupp() {
             .diagnostics
             .iter()
             .filter(|d| !d.rule.code.starts_with("VS9"))
-            .map(|d| (d.rule.code.to_owned(), d.line))
+            .map(|d| (d.rule.code.to_string(), d.line))
             .collect();
         if got != v.expected {
             let detail: Vec<String> = check

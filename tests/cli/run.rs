@@ -47,12 +47,24 @@ void vendor_init(void) {
 }
 "#;
 
-const MAIN: &str = r#"int planted_leak(int);
+/// The program also starts a child (`fork` + `exec`), as Python's `ctypes` starts
+/// `ldconfig` on `import torch`: without `--child-silent-after-fork=yes` the child's XML
+/// lands in its parent's log, which then reads as cut.
+const MAIN: &str = r#"#include <sys/wait.h>
+#include <unistd.h>
+int planted_leak(int);
 int planted_overflow(void);
 int planted_uninit(void);
 void vendor_init(void);
 int main(void) {
     vendor_init();
+    pid_t child = fork();
+    if (child == 0) {
+        execl("/bin/true", "true", (char*)0);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
     int r = planted_leak(10) + planted_overflow() + planted_uninit();
     return r == 12345 ? 3 : 7;
 }
@@ -175,6 +187,14 @@ fn run_gates_a_c_program_at_the_planted_lines() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     check_failures(&v);
+    // Every log is whole: the parent's, and the child's after its exec, each in its own
+    // file (the child's start is not mixed into the parent's XML).
+    let logs_read = v["logs"].as_array().expect("logs");
+    assert!(logs_read.len() >= 2, "{logs_read:#?}");
+    assert!(
+        logs_read.iter().all(|l| l["complete"] == true),
+        "{logs_read:#?}"
+    );
     // The vendor library's leak is no failure: vgsupp cannot place it, so it is shown for
     // review (a warning).
     let vendor: Vec<&Value> = v["findings"]

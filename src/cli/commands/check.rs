@@ -1,8 +1,6 @@
 //! `vgsupp check`: loader verdicts, lints and style over suppression files, and each
 //! file's sidecar (`NAME.supp.yaml`) when it has one.
 
-use std::path::Path;
-
 use anyhow::{Result, anyhow};
 
 use crate::cli::args::{CheckArgs, OutputFormat, ToolArg};
@@ -11,12 +9,12 @@ use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
 use vgsupp::config::Resolved;
-use vgsupp::date::Date;
+use vgsupp::diagnostic::Severity;
 use vgsupp::diagnostic::render::{self, Format};
-use vgsupp::diagnostic::{Report, Severity};
-use vgsupp::lint::provenance::{self, Pair, ProvenanceOptions};
-use vgsupp::lint::{self, CheckOptions, FileCheck, registry};
-use vgsupp::sidecar::{decode, store};
+use vgsupp::lint::pipeline::{CheckInput, Checks, check_files};
+use vgsupp::lint::provenance::ProvenanceOptions;
+use vgsupp::lint::{CheckOptions, registry};
+use vgsupp::sidecar::store;
 use vgsupp::supp::Tool;
 
 pub fn run(args: &CheckArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
@@ -42,79 +40,46 @@ pub fn run(args: &CheckArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
         style: !args.no_style,
     };
     let paths = files::collect(&args.walk.paths, &settings.suppressions.value)?;
-    let keep_sources = matches!(args.format, OutputFormat::Human | OutputFormat::Sarif);
-    // Read the clock only when a sidecar needs it.
-    let mut provenance: Option<ProvenanceOptions> = None;
-    let mut report = Report::default();
+    let mut inputs = Vec::with_capacity(paths.len());
     for path in &paths {
-        let name = files::display(path);
-        let source = files::read(path)?;
-        let checked = lint::check_source(&name, source, &opts);
-        report.files += 1;
-        report.rules += checked.file.records().count();
-        report
-            .diagnostics
-            .extend(checked.diagnostics.iter().cloned());
         let side = store::path_for(path);
-        if side.is_file() {
-            let popts = match &provenance {
-                Some(p) => p.clone(),
-                None => {
-                    let p = provenance_options(settings, clock::today()?);
-                    provenance = Some(p.clone());
-                    p
-                }
-            };
-            check_sidecar(&name, &checked, &side, &popts, keep_sources, &mut report)?;
-        }
-        // Human output quotes the lines; SARIF counts columns in UTF-16 units of them.
-        if keep_sources {
-            report.sources.insert(name, checked.file.source);
-        }
+        let sidecar = if side.is_file() {
+            Some((files::display(&side), files::read(&side)?))
+        } else {
+            None
+        };
+        inputs.push(CheckInput {
+            name: files::display(path),
+            source: files::read(path)?,
+            sidecar,
+        });
     }
-    settings.severities.apply(&mut report.diagnostics);
+    // Read the clock only when a sidecar needs it.
+    let provenance = if inputs.iter().any(|i| i.sidecar.is_some()) {
+        Some(ProvenanceOptions {
+            today: clock::today()?,
+            expiring_within: settings.expiring_within.value,
+            required: settings.required.value.clone(),
+        })
+    } else {
+        None
+    };
+    let checks = Checks {
+        provenance,
+        severities: settings.severities.clone(),
+        // Human output quotes the lines; SARIF counts columns in UTF-16 units of them.
+        keep_sources: matches!(args.format, OutputFormat::Human | OutputFormat::Sarif),
+    };
+    let report = check_files(inputs, &opts, &checks);
     let format = match args.format {
         OutputFormat::Human => Format::Human,
         OutputFormat::Json => Format::Json,
         OutputFormat::Sarif => Format::Sarif,
         OutputFormat::Github => Format::Github,
+        OutputFormat::Gitlab => Format::Gitlab,
     };
     out.stdout(&render::render(&report, format, out.color()))?;
     let failing =
         report.count(Severity::Error) > 0 || (args.strict && report.count(Severity::Warning) > 0);
     Ok(if failing { Exit::Findings } else { Exit::Clean })
-}
-
-fn provenance_options(settings: &Resolved, today: Date) -> ProvenanceOptions {
-    ProvenanceOptions {
-        today,
-        expiring_within: settings.expiring_within.value,
-        required: settings.required.value.clone(),
-    }
-}
-
-/// The `VS4xx` findings of one suppression file's sidecar.
-fn check_sidecar(
-    supp_name: &str,
-    checked: &FileCheck,
-    side: &Path,
-    opts: &ProvenanceOptions,
-    keep_source: bool,
-    report: &mut Report,
-) -> Result<()> {
-    let side_name = files::display(side);
-    let bytes = files::read(side)?;
-    let decoded = decode(&bytes);
-    let pair = Pair {
-        supp_name,
-        supp: &checked.file,
-        sidecar_name: &side_name,
-        sidecar_source: &bytes,
-        sidecar: decoded.as_ref(),
-    };
-    report.diagnostics.extend(provenance::check(&pair, opts));
-    if keep_source {
-        report.sources.insert(side_name, bytes);
-    }
-    Ok(())
 }

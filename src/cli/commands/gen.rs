@@ -5,36 +5,22 @@
 mod render;
 mod write;
 
-use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context as _, Result};
-use rayon::prelude::*;
-use sha2::{Digest as _, Sha256};
+use anyhow::Result;
 
-use crate::cli::args::{GenArgs, MatchFormat, StyleArg, UnknownArg};
+use super::verdicts::{self, Logs};
+use crate::cli::args::{GenArgs, MatchFormat, StyleArg};
 use crate::cli::clock;
 use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
-use vgsupp::config::{Origin, Resolved};
-use vgsupp::r#gen::{GenOptions, Generated, Generator, LogPart, Style};
-use vgsupp::origin::{FirstParty, UnknownCode, Unplaced};
-use vgsupp::replay::recorded;
-use vgsupp::supp::Version;
+use vgsupp::config::Resolved;
+use vgsupp::r#gen::{GenOptions, Generated, Generator, Style};
+use vgsupp::origin::{FirstParty, Unplaced};
 
 pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
-    // A release the user chose (flag or vgsupp.yaml) wins; else the logs' own.
-    let given: Option<Version> =
-        (settings.valgrind.origin != Origin::Default).then_some(settings.valgrind.value);
-    let log_paths = files::collect_logs(&args.logs)?;
-    if log_paths.is_empty() {
-        anyhow::bail!("no logs found in the paths given");
-    }
-    for p in &log_paths {
-        std::fs::File::open(p).with_context(|| format!("cannot read `{}`", p.display()))?;
-    }
-    let names: Vec<String> = log_paths.iter().map(|p| files::display(p)).collect();
+    let logs = Logs::collect(&args.logs)?;
     // What -o finds is checked before any log is read: nothing is written if it is wrong.
     let mut plan = args
         .output
@@ -50,28 +36,21 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     if let Some(plan) = &mut plan {
         plan.take_existing(&mut supp_paths, &mut existing, out);
     }
-    // The oldest release and the deepest stack the logs' preambles state.
-    let recorded = recorded::Combined::of(
-        &log_paths
-            .iter()
-            .map(|p| recorded::read(p))
-            .collect::<Vec<_>>(),
-    );
-    let num_callers = args.num_callers.or(recorded.num_callers).unwrap_or(12);
-    let version = given.or(recorded.version).unwrap_or_default();
+    let version = logs.version(settings);
+    let num_callers = logs.num_callers(args.num_callers);
     // `-v` listed the configured release; say which one this run applies, and why.
     out.verbose(&format!(
         "gen reads the rules as Valgrind {version} ({}) at --num-callers={num_callers} ({})",
-        if given.is_some() {
+        if logs.given_version(settings).is_some() {
             "as set"
-        } else if recorded.version.is_some() {
+        } else if logs.recorded.version.is_some() {
             "the logs' release"
         } else {
             "the default: the logs state none"
         },
         if args.num_callers.is_some() {
             "as set"
-        } else if recorded.num_callers.is_some() {
+        } else if logs.recorded.num_callers.is_some() {
             "the logs' depth"
         } else {
             "Valgrind's default: the logs state none"
@@ -79,10 +58,8 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     ));
     let first_party = if args.no_first_party {
         FirstParty::none()
-    } else if settings.first_party.origin == Origin::Default {
-        FirstParty::project(&settings.project)
     } else {
-        FirstParty::declared(settings.first_party.value.clone())
+        verdicts::first_party(settings)
     };
     let style = match args.style {
         StyleArg::Exact => Style::Exact,
@@ -90,16 +67,6 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
         StyleArg::Object => Style::Object,
     };
     let opts = GenOptions {
-        first_party,
-        profiles: settings.profiles.clone(),
-        project: Some(settings.project.clone()),
-        unknown: match args.unknown {
-            UnknownArg::Review => UnknownCode::Review,
-            UnknownArg::Suppress => UnknownCode::Suppress,
-        },
-        style,
-        version,
-        num_callers,
         owner: settings.owner.value.clone(),
         expires_in: settings.expires_in.value.days(),
         // What the sidecar records as `generated.tool`; its paths start where it is.
@@ -110,6 +77,14 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
             &supp_paths,
             plan.as_ref(),
         )?),
+        ..verdicts::options(
+            &logs,
+            settings,
+            first_party,
+            args.unknown,
+            style,
+            args.num_callers,
+        )
     };
     let generator = Generator::new(&opts, existing.clone())?;
     if let Some(refused) = vgsupp::supp::Tool::ALL
@@ -125,21 +100,11 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
         );
     }
     // Logs in parallel, each with its hash.
-    let parts: Vec<Result<LogPart>> = log_paths
-        .par_iter()
-        .enumerate()
-        .map(|(i, path)| {
-            let (part, sha) = rayon::join(|| generator.read(i, &names[i], path), || sha256(path));
-            let mut part = part?;
-            part.facts.sha256 = Some(sha?);
-            Ok(part)
-        })
-        .collect();
-    let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
+    let parts = generator.read_logs(&logs.path_refs(), &logs.names, true)?;
     let mut generated = generator.finish(parts)?;
     for (log, line, message) in &generated.warnings {
         let at = line.map_or_else(String::new, |l| format!(":{l}"));
-        out.status(&format!("warning: {}{at}: {message}", names[*log]));
+        out.status(&format!("warning: {}{at}: {message}", logs.names[*log]));
     }
     if !args.no_first_party && !first_party_found(&generated, &opts.first_party, settings, out) {
         return Ok(Exit::Error);
@@ -147,7 +112,7 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     unplaced_note(&generated, out);
     let written = match plan {
         Some(plan) => {
-            let logs: Vec<(String, PathBuf)> = names.iter().cloned().zip(log_paths).collect();
+            let logs: Vec<(String, PathBuf)> = logs.names.into_iter().zip(logs.paths).collect();
             Some(plan.write(&mut generated, &existing, &logs, clock::today()?, out)?)
         }
         None => None,
@@ -286,22 +251,4 @@ fn unplaced_note(g: &Generated, out: &Output) {
         if undecided == 1 { "frame" } else { "frames" },
         parts.join("; ")
     ));
-}
-
-/// The SHA-256 of a file's bytes, in hex.
-fn sha256(path: &Path) -> Result<String> {
-    let mut f =
-        std::fs::File::open(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f
-            .read(&mut buf)
-            .with_context(|| format!("cannot read `{}`", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }

@@ -7,6 +7,7 @@ mod r#gen;
 mod matching;
 mod profiles;
 mod run;
+mod verdicts;
 
 use anyhow::{Context as _, Result};
 use clap::CommandFactory as _;
@@ -77,7 +78,13 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
                 first_party: (!a.first_party.is_empty()).then(|| a.first_party.clone()),
                 owner: a.owner.clone(),
                 expires_in: a.expires_in,
-                ..Layer::default()
+                ..gate_layer(
+                    &a.suppressions,
+                    &a.fail_on,
+                    a.baseline.as_ref(),
+                    a.source_root.as_ref(),
+                    a.allow_incomplete,
+                )
             };
             let s = settings::resolve(&flags, config, &cwd, out);
             gate::run(&a, &s, out)
@@ -85,12 +92,36 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
         Command::Run(a) => {
             let flags = Layer {
                 first_party: (!a.first_party.is_empty()).then(|| a.first_party.clone()),
-                ..Layer::default()
+                ..gate_layer(
+                    &a.suppressions,
+                    &a.fail_on,
+                    a.baseline.as_ref(),
+                    a.source_root.as_ref(),
+                    a.allow_incomplete,
+                )
             };
             let s = settings::resolve(&flags, config, &cwd, out);
             run::run(&a, &s, out)
         }
         // Handled above, before any config is read.
         Command::Completions { .. } | Command::Profiles(_) => Ok(Exit::Clean),
+    }
+}
+
+/// The flags of `gate` and `run` that `gate:` of vgsupp.yaml also sets.
+fn gate_layer(
+    suppressions: &[std::path::PathBuf],
+    fail_on: &[String],
+    baseline: Option<&std::path::PathBuf>,
+    source_root: Option<&std::path::PathBuf>,
+    allow_incomplete: bool,
+) -> Layer {
+    Layer {
+        gate_suppressions: (!suppressions.is_empty()).then(|| suppressions.to_vec()),
+        fail_on: (!fail_on.is_empty()).then(|| fail_on.to_vec()),
+        baseline: baseline.cloned(),
+        source_root: source_root.cloned(),
+        allow_incomplete: allow_incomplete.then_some(true),
+        ..Layer::default()
     }
 }

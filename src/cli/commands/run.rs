@@ -18,8 +18,11 @@ use vgsupp::config::Resolved;
 
 /// The options the verdicts need (PRODUCT.md §2): full leak stacks of every kind, the
 /// origins of uninitialised values, deep stacks, every error shown, children followed,
-/// the suppression blocks.
-const OPTIONS: [&str; 9] = [
+/// the suppression blocks. A child between `fork` and `exec` stays silent: otherwise it
+/// writes a second XML document into its parent's file (Valgrind's manual: "the XML from
+/// child and parent may become mixed up, which usually makes it useless"); what it runs
+/// after `exec` has its own log.
+const OPTIONS: [&str; 10] = [
     "--tool=memcheck",
     "--leak-check=full",
     "--show-leak-kinds=all",
@@ -27,6 +30,7 @@ const OPTIONS: [&str; 9] = [
     "--num-callers=40",
     "--error-limit=no",
     "--trace-children=yes",
+    "--child-silent-after-fork=yes",
     "--gen-suppressions=all",
     "--xml=yes",
 ];
@@ -49,10 +53,11 @@ pub fn run(args: &RunArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     };
     let dir = logs_dir(args, settings)?;
     // The rules, as files Valgrind can read (a pack is written into the logs' directory).
-    let (paths, _) = if args.suppressions.is_empty() {
+    let rule_files = &settings.gate.suppressions.value;
+    let (paths, _) = if rule_files.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        files::rule_files(&args.suppressions)?
+        files::rule_files(rule_files)?
     };
     let mut supp_files = Vec::new();
     for p in &paths {
@@ -115,7 +120,7 @@ pub fn run(args: &RunArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
             logs: xml_logs.clone(),
             output: Some(target.clone()),
             force: false,
-            suppressions: args.suppressions.clone(),
+            suppressions: rule_files.clone(),
             first_party: args.first_party.clone(),
             no_first_party: false,
             unknown: UnknownArg::Review,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::diagnostic::{Diagnostic, Report, Severity};
+use crate::diagnostic::{Diagnostic, Report, Severity, Source};
 
 struct Paint(bool);
 
@@ -39,12 +39,7 @@ pub fn human(report: &Report, color: bool) -> String {
     let p = Paint(color);
     let mut out = String::new();
     for d in &report.diagnostics {
-        diagnostic(
-            &mut out,
-            d,
-            report.sources.get(&d.file).map(Vec::as_slice),
-            &p,
-        );
+        diagnostic(&mut out, d, report.sources.get(&d.file), &p);
         out.push('\n');
     }
     let (e, w) = (
@@ -64,7 +59,7 @@ pub fn human(report: &Report, color: bool) -> String {
     out
 }
 
-fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
+fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&Source>, p: &Paint) {
     let head = format!("{}[{}]", d.severity.as_str(), d.rule.code);
     let _ = writeln!(
         out,
@@ -99,7 +94,7 @@ fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
         let _ = writeln!(out, "{pad} {} in record `{rec}`", p.blue("="));
     }
     if d.fatal_in_valgrind {
-        let note = match d.rule.code {
+        let note = match &*d.rule.code {
             "VS116" => "Valgrind aborts while reading this line".to_owned(),
             "VS114" | "VS115" => {
                 "Valgrind loads this, then crashes when an error is compared with it".to_owned()
@@ -118,11 +113,10 @@ fn diagnostic(out: &mut String, d: &Diagnostic, src: Option<&[u8]>, p: &Paint) {
 
 /// The line's text (lossy, tabs expanded to one space, cut at 200 characters) and where the
 /// underline starts and how wide it is, in characters.
-fn excerpt(src: &[u8], d: &Diagnostic) -> Option<(String, usize, usize)> {
-    let line = crate::supp::lines::Lines::new(src)
-        .nth(usize::try_from(d.display_line).ok()?.checked_sub(1)?)?;
+fn excerpt(src: &Source, d: &Diagnostic) -> Option<(String, usize, usize)> {
     const MAX: usize = 200;
-    let raw = line.span.slice(src);
+    let line = src.line(d.display_line)?;
+    let raw = line.span.slice(src.bytes());
     let to_chars = |bytes: &[u8]| String::from_utf8_lossy(bytes).chars().count();
     let (start, end) = match d.span {
         Some(s) if s.start >= line.span.start && s.end <= line.span.end => {

@@ -13,7 +13,7 @@ struct Out<'a> {
 
 #[derive(Serialize)]
 struct Item<'a> {
-    code: &'static str,
+    code: &'a str,
     severity: &'static str,
     file: &'a str,
     line: u32,
@@ -33,7 +33,7 @@ pub fn json(report: &Report) -> String {
             .diagnostics
             .iter()
             .map(|d| Item {
-                code: d.rule.code,
+                code: &d.rule.code,
                 severity: d.severity.as_str(),
                 file: &d.file,
                 line: d.line,

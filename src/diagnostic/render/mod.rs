@@ -1,12 +1,16 @@
 //! Renderers for a [`Report`]: human (rustc-like, with the source line and a caret), JSON
-//! (the stable contract of PRODUCT.md §2), SARIF 2.1.0 and GitHub workflow annotations.
+//! (the stable contract of PRODUCT.md §2), SARIF 2.1.0, GitHub workflow annotations and
+//! GitLab Code Quality. SARIF, GitHub and GitLab take any [`Diagnostic`](super::Diagnostic)s: `gate` renders
+//! its findings through them too.
 
 pub mod github;
+pub mod gitlab;
 mod human;
 mod json;
-mod sarif;
+pub mod sarif;
 
 pub use github::github;
+pub use gitlab::gitlab;
 pub use human::human;
 pub use json::json;
 pub use sarif::sarif;
@@ -25,6 +29,8 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands.
     Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// Render `report` in `format`; `color` only affects [`Format::Human`].
@@ -35,5 +41,6 @@ pub fn render(report: &Report, format: Format, color: bool) -> String {
         Format::Json => json(report),
         Format::Sarif => sarif(report),
         Format::Github => github(report),
+        Format::Gitlab => gitlab(&report.diagnostics),
     }
 }

@@ -38,7 +38,9 @@ impl Builder {
                 Gap::Truncated,
                 format!(
                     "the document that starts at line {} is cut at line {line}, where a new \
-                     document starts (a truncated log concatenated with another?)",
+                     document starts (a truncated log concatenated with another, or a child \
+                     process's XML written into its parent's file between `fork` and `exec`: \
+                     record with --child-silent-after-fork=yes, as `vgsupp run` does)",
                     doc.line
                 ),
             );

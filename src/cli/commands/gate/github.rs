@@ -9,54 +9,27 @@ use anyhow::{Context as _, Result};
 
 use super::Context;
 use super::human::{frame_text, verdict_line};
-use super::kinds;
-use vgsupp::diagnostic::render::github::{data, prop};
-use vgsupp::gate::{Assessment, Status};
+use vgsupp::diagnostic::Diagnostic;
+use vgsupp::diagnostic::render::github::{self, MAX_ANNOTATIONS};
+use vgsupp::gate::{Assessment, Status, kinds};
 
-/// Annotations GitHub keeps per step.
-pub const MAX_ANNOTATIONS: usize = 10;
 /// The step summary's limit.
 pub const MAX_SUMMARY: usize = 1 << 20;
 
-/// The annotation lines: failures first, then warnings; then the verdict.
+/// The annotation lines, through the renderer `check` uses (failures first, then
+/// warnings; baselined findings are only in the summary), then the verdict.
 #[must_use]
-pub fn annotations(a: &Assessment, cx: &Context<'_>) -> String {
-    let mut s = String::new();
-    let shown: Vec<_> = a
-        .findings
+pub fn annotations(a: &Assessment, diagnostics: &[Diagnostic], cx: &Context<'_>) -> String {
+    let shown: Vec<Diagnostic> = diagnostics
         .iter()
-        .filter(|f| f.status != Status::Baselined)
+        .filter(|d| d.accepted.is_none())
+        .cloned()
         .collect();
-    for f in shown.iter().take(MAX_ANNOTATIONS) {
-        let level = if f.status == Status::Fail {
-            "error"
-        } else {
-            "warning"
-        };
-        let mut props = Vec::new();
-        if let Some(p) = f.detail.primary()
-            && let Some(path) = cx.sources.resolve(p)
-        {
-            props.push(format!("file={}", prop(&path)));
-            if let Some(line) = p.line {
-                props.push(format!("line={line}"));
-            }
-        }
-        props.push(format!("title={}", prop(&kinds::title(f))));
-        let mut msg = f.what.clone();
-        if f.count > 1 {
-            let _ = write!(msg, " ({} occurrences)", f.count);
-        }
-        if f.status == Status::Warn {
-            let _ = write!(msg, "\nnot failing: {}", f.reason.text());
-        }
-        let _ = writeln!(s, "::{level} {}::{}", props.join(","), data(&msg));
-    }
-    if shown.len() > MAX_ANNOTATIONS {
+    let (mut s, left) = github::annotations(&shown);
+    if left > 0 {
         let _ = writeln!(
             s,
-            "::notice title=vgsupp gate::{} more findings are in the step summary (GitHub shows {MAX_ANNOTATIONS} annotations per step)",
-            shown.len() - MAX_ANNOTATIONS
+            "::notice title=vgsupp gate::{left} more findings are in the step summary (GitHub shows {MAX_ANNOTATIONS} annotations per step)"
         );
     }
     let _ = writeln!(s, "{}", verdict_line(a, cx.allow_incomplete));

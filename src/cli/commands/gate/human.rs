@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::Context;
-use super::kinds;
+use vgsupp::gate::kinds;
 use vgsupp::gate::{Assessment, Finding, Status};
 use vgsupp::r#gen::Verdict;
 use vgsupp::r#gen::detail::{DetailFrame, StackRole};

@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::kinds;
+use vgsupp::gate::kinds;
 use vgsupp::gate::{Assessment, Finding, Status};
 use vgsupp::r#gen::detail::DetailFrame;
 
@@ -166,7 +166,7 @@ fn finding<'a>(f: &'a Finding, cx: &'a Context<'_>) -> JsonFinding<'a> {
     JsonFinding {
         status: f.status.as_str(),
         fingerprint: &f.fingerprint,
-        rule: kinds::of(f).id,
+        rule: kinds::of(f).code.into_owned(),
         kind: &f.kind,
         leak_kind: f.leak_kind.map(|l| l.token()),
         title: kinds::title(f),

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::Context;
 use super::human::frame_text;
-use super::kinds;
+use vgsupp::gate::kinds;
 use vgsupp::gate::{Assessment, Finding, Status};
 
 /// The JUnit document.
@@ -29,7 +29,7 @@ pub fn render(a: &Assessment, cx: &Context<'_>) -> String {
             name = format!("{name} ({})", f.status.as_str());
             names.insert(name.clone());
         }
-        let class = format!("vgsupp.{}", kinds::of(f).id.replace('/', "."));
+        let class = format!("vgsupp.{}", kinds::of(f).code.replace('/', "."));
         let _ = writeln!(
             cases,
             "    <testcase name=\"{}\" classname=\"{}\" time=\"0\">",
@@ -42,7 +42,7 @@ pub fn render(a: &Assessment, cx: &Context<'_>) -> String {
                 let _ = writeln!(
                     cases,
                     "      <failure type=\"{}\" message=\"{}\">{}</failure>",
-                    esc(&kinds::of(f).id),
+                    esc(&kinds::of(f).code),
                     esc(&message(f, cx)),
                     esc(&body)
                 );
@@ -100,7 +100,7 @@ pub fn render(a: &Assessment, cx: &Context<'_>) -> String {
 /// `Leak/definite leak_tensor(int) leaky_ext.cpp [5c1e0d6a9b3f]`.
 fn case_name(f: &Finding) -> String {
     let k = kinds::of(f);
-    let rule = k.id.trim_start_matches("memcheck/");
+    let rule = k.code.trim_start_matches("memcheck/");
     let primary = f.detail.primary();
     let fun = f
         .function

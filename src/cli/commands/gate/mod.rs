@@ -2,31 +2,28 @@
 //! thread), applies and writes baselines, renders the report in the chosen format and
 //! decides the exit code.
 
+mod diagnostics;
 mod github;
-mod gitlab;
 mod human;
 mod json;
 mod junit;
-mod kinds;
 mod sarif;
 mod source;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
-use rayon::prelude::*;
 
-use crate::cli::args::{GateArgs, GateFormat, UnknownArg};
+use super::verdicts::{self, Logs};
+use crate::cli::args::{GateArgs, GateFormat};
 use crate::cli::clock;
 use crate::cli::exit::Exit;
 use crate::cli::files;
 use crate::cli::output::Output;
 use vgsupp::config::{Origin, Resolved};
 use vgsupp::gate::{self, Assessment, Baseline, Gate, Policy};
-use vgsupp::r#gen::{GenOptions, LogPart, Style};
-use vgsupp::origin::{FirstParty, UnknownCode};
-use vgsupp::replay::recorded;
-use vgsupp::supp::Version;
+use vgsupp::r#gen::Style;
+use vgsupp::origin::FirstParty;
 
 /// What the renderers need besides the assessment.
 pub struct Context<'a> {
@@ -43,57 +40,38 @@ pub struct Context<'a> {
 }
 
 pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
-    let policy = Policy::parse(&args.fail_on)?;
-    let log_paths = files::collect_logs(&args.logs)?;
-    if log_paths.is_empty() {
-        anyhow::bail!("no logs found in the paths given");
+    let g = &settings.gate;
+    let policy = Policy::parse(&g.fail_on.value)?;
+    if args.update_baseline && g.baseline.value.is_none() {
+        anyhow::bail!(
+            "--update-baseline rewrites the baseline: give it with --baseline FILE or `gate: baseline:` in vgsupp.yaml"
+        );
     }
-    for p in &log_paths {
-        std::fs::File::open(p).with_context(|| format!("cannot read `{}`", p.display()))?;
-    }
-    let names: Vec<String> = log_paths.iter().map(|p| files::display(p)).collect();
+    let logs = Logs::collect(&args.logs)?;
     // The baseline is read before any log: a bad one stops the run at once.
-    let baseline = args
+    let baseline = g
         .baseline
+        .value
         .as_deref()
         .map(|p| -> Result<Baseline> {
             let bytes = files::read(p)?;
             Baseline::decode(&bytes).with_context(|| format!("`{}` is not a baseline", p.display()))
         })
         .transpose()?;
-    let (_, existing) = if args.suppressions.is_empty() {
+    let (_, existing) = if g.suppressions.value.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        files::rule_files(&args.suppressions)?
+        files::rule_files(&g.suppressions.value)?
     };
-    let given: Option<Version> =
-        (settings.valgrind.origin != Origin::Default).then_some(settings.valgrind.value);
-    let recorded = recorded::Combined::of(
-        &log_paths
-            .iter()
-            .map(|p| recorded::read(p))
-            .collect::<Vec<_>>(),
+    let first_party = verdicts::first_party(settings);
+    let opts = verdicts::options(
+        &logs,
+        settings,
+        first_party.clone(),
+        args.unknown,
+        Style::Anchored,
+        args.num_callers,
     );
-    let first_party = if settings.first_party.origin == Origin::Default {
-        FirstParty::project(&settings.project)
-    } else {
-        FirstParty::declared(settings.first_party.value.clone())
-    };
-    let opts = GenOptions {
-        first_party: first_party.clone(),
-        profiles: settings.profiles.clone(),
-        project: Some(settings.project.clone()),
-        unknown: match args.unknown {
-            UnknownArg::Review => UnknownCode::Review,
-            UnknownArg::Suppress => UnknownCode::Suppress,
-        },
-        style: Style::Anchored,
-        version: given.or(recorded.version).unwrap_or_default(),
-        num_callers: args.num_callers.or(recorded.num_callers).unwrap_or(12),
-        owner: None,
-        expires_in: None,
-        command: None,
-    };
     let gate = Gate::new(&opts, existing, policy)?;
     if let Some(refused) = vgsupp::supp::Tool::ALL
         .into_iter()
@@ -101,12 +79,8 @@ pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     {
         anyhow::bail!("{refused} (see `vgsupp check {}`)", refused.file);
     }
-    let parts: Vec<Result<LogPart>> = log_paths
-        .par_iter()
-        .enumerate()
-        .map(|(i, path)| Ok(gate.read(i, &names[i], path)?))
-        .collect();
-    let parts = parts.into_iter().collect::<Result<Vec<_>>>()?;
+    let parts = gate.read_logs(&logs.path_refs(), &logs.names)?;
+    let names = logs.names;
     let today = clock::today()?;
     let assessment = gate.assess(parts, baseline.as_ref(), today);
     for (log, line, message) in &assessment.warnings {
@@ -115,8 +89,9 @@ pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     }
     no_first_party_warning(&assessment, &first_party, out);
     write_baselines(args, settings, &assessment, baseline.as_ref(), today, out)?;
-    let root = args
+    let root = g
         .source_root
+        .value
         .clone()
         .unwrap_or_else(|| source::default_root(&settings.project));
     let cx = Context {
@@ -127,36 +102,39 @@ pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
             .automation_id
             .clone()
             .unwrap_or_else(|| "vgsupp/gate/".to_owned()),
-        allow_incomplete: args.allow_incomplete,
+        allow_incomplete: g.allow_incomplete.value,
     };
     let text = match args.format {
         GateFormat::Human => human::render(&assessment, &cx),
         GateFormat::Json => json::render(&assessment, &cx)?,
         GateFormat::Sarif => {
-            let (text, capped) = sarif::render(&assessment, &cx)?;
+            let (text, capped) =
+                sarif::render(&assessment, &diagnostics::of(&assessment, &cx), &cx);
             if let Some(c) = capped {
                 out.status(&format!("note: {c}"));
             }
             text
         }
         GateFormat::Junit => junit::render(&assessment, &cx),
-        GateFormat::Gitlab => gitlab::render(&assessment, &cx)?,
+        GateFormat::Gitlab => {
+            vgsupp::diagnostic::render::gitlab(&diagnostics::of(&assessment, &cx))
+        }
         GateFormat::Github => {
             if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
                 github::append_summary(Path::new(&path), &github::summary(&assessment, &cx))?;
             }
-            github::annotations(&assessment, &cx)
+            github::annotations(&assessment, &diagnostics::of(&assessment, &cx), &cx)
         }
     };
     match &args.output {
         Some(path) => {
             write_new_or_replace(path, text.as_bytes())?;
             // The verdict in one line: the report itself went to a file.
-            out.status(&human::verdict_line(&assessment, args.allow_incomplete));
+            out.status(&human::verdict_line(&assessment, g.allow_incomplete.value));
         }
         None => out.stdout(&text)?,
     }
-    Ok(exit(&assessment, args.allow_incomplete))
+    Ok(exit(&assessment, g.allow_incomplete.value))
 }
 
 /// The exit code: 1 on a failure; 2 when evidence is missing and nothing failed.
@@ -182,8 +160,8 @@ fn no_first_party_warning(a: &Assessment, first_party: &FirstParty, out: &Output
     } else {
         format!("--first-party {}", first_party.globs.join(", "))
     };
-    out.error(&format!(
-        "warning: no frame of these logs is first-party ({how}): the gate cannot tell a bug of yours from library noise. Check the globs (`vgsupp gen` explains what the logs show), or record the program that loads your code."
+    out.warning(&format!(
+        "no frame of these logs is first-party ({how}): the gate cannot tell a bug of yours from library noise. Check the globs (`vgsupp gen` explains what the logs show), or record the program that loads your code."
     ));
 }
 
@@ -227,11 +205,11 @@ fn write_baselines(
         }
     }
     if args.update_baseline
-        && let (Some(path), Some(b)) = (&args.baseline, baseline)
+        && let (Some(path), Some(b)) = (&settings.gate.baseline.value, baseline)
     {
         match gate::updated_baseline(a, b) {
-            None => out.error(
-                "warning: --update-baseline: not updated, a log misses evidence (what a cut log does not show is not fixed)",
+            None => out.warning(
+                "--update-baseline: not updated, a log misses evidence (what a cut log does not show is not fixed)",
             ),
             Some(new) if new == *b => out.status("baseline unchanged: every entry still occurs"),
             Some(new) => {
@@ -256,7 +234,7 @@ fn gen_command(args: &GateArgs, settings: &Resolved) -> String {
         c.push(' ');
         c.push_str(&shell_word(&l.display().to_string()));
     }
-    for s in &args.suppressions {
+    for s in &settings.gate.suppressions.value {
         c.push_str(" -s ");
         c.push_str(&shell_word(&s.display().to_string()));
     }

@@ -1,7 +1,8 @@
 //! Source paths for reports: a frame's file as a path relative to the source root (the
 //! repository), never a temporary or machine path. An XML log gives a directory, so an
 //! absolute path under the root is made relative; a text log gives only a file name,
-//! which is looked up under the root (taken when exactly one file has that name).
+//! which is looked up under the root for first-party frames (taken when exactly one file
+//! has that name).
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
@@ -66,6 +67,11 @@ impl Sources {
             }
         } else if self.root.join(p).is_file() {
             return Some(slashes(p));
+        }
+        // By its name alone only the user's own code: a library's `main.c` is not the
+        // repository's file of that name.
+        if !f.first_party {
+            return None;
         }
         let name = f.file_name()?;
         match self.index().get(name).map(Vec::as_slice) {

@@ -30,19 +30,21 @@ use crate::cli::output::Output;
 use progress::Progress;
 use rayon::prelude::*;
 use render::{ErrorRow, Groups, RuleRefs};
+use std::sync::{Mutex, PoisonError};
 use vgsupp::config::Origin;
-use vgsupp::logs::detect;
-use vgsupp::logs::record::{ErrorRecord, ReadError};
+
+use vgsupp::logs::record::{ErrorRecord, LogItem, ReadError};
 use vgsupp::matcher::RefusedFile;
 use vgsupp::matcher::stack::explain;
 use vgsupp::matcher::{MatchInput, RuleFile, Truth};
-use vgsupp::replay::recorded::{self, Given, LogPlan, Plan, Recorded};
+use vgsupp::replay::recorded::{self, Given, Plan, Recorded};
 use vgsupp::replay::{
-    Event, Group, LogReplay, ReplayError, ReplayOptions, Rules, Tally, ToolRules,
+    Event, Failed, Group, LogEnd, LogError, LogJob, LogsOptions, ReplayOptions, ReplaySink, Rules,
+    Tally, ToolRules, run_logs,
 };
 use vgsupp::supp::Version;
 
-use stream::{Halt, LIMITS, LogSink, Report, Stop, halt_on_write, replay_all};
+use stream::{Halt, LIMITS, LogSink, Report, Stop, halt_on_write, stream};
 
 /// Where distributions install Valgrind's default.supp.
 const DEFAULT_SUPP: [&str; 3] = [
@@ -153,29 +155,71 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
         BufWriter::with_capacity(1 << 16, RawStdout::new()),
         args.format,
     );
-    let (totals, collated) = replay_all(
-        log_paths.len(),
-        rayon::current_num_threads(),
+    let jobs: Vec<LogJob<'_>> = log_paths
+        .iter()
+        .zip(&plan.logs)
+        .map(|(path, &plan)| LogJob { path, plan })
+        .collect();
+    let opts = LogsOptions {
+        threads: rayon::current_num_threads(),
+        replay: ReplayOptions {
+            inputs: mode.explain,
+            signatures: mode.summary,
+        },
+        hash: false,
+    };
+    let totals = Mutex::new(Totals::new(rules.table.len()));
+    let collated = stream(
         LIMITS,
-        rules.table.len(),
+        opts.threads * 4,
         &mut report,
         &mut |s: &str| progress.println(s, |l| out.status(l)),
-        |log, sink, totals| {
-            let done = replay_log(
-                &log_paths[log],
-                log,
-                plan.logs[log],
-                &refs,
-                args,
-                mode,
-                sink,
-                totals,
-                &progress,
+        |outlet| {
+            run_logs(
+                &jobs,
+                &rules,
+                opts,
+                |log, _| MatchSink {
+                    name: &names[log],
+                    index: log,
+                    refs: &refs,
+                    args,
+                    mode,
+                    out: outlet.sink(log),
+                    totals: Totals::new(rules.table.len()),
+                    explain: String::new(),
+                    since_tick: 0,
+                    progress: &progress,
+                },
+                |log, end| {
+                    let end = match end {
+                        Ok((explain, t)) => {
+                            totals.lock().unwrap_or_else(PoisonError::into_inner).add(t);
+                            Ok(explain)
+                        }
+                        Err(Failed { error, sink }) => {
+                            let stop = match error {
+                                LogError::Read(e) => Stop::Failed(e.into()),
+                                LogError::Refused(r) => Stop::Failed(anyhow::anyhow!("{r}")),
+                                LogError::Sink(s) => s,
+                            };
+                            // Rows before a failure go out too: the output stops where
+                            // the log did.
+                            if let Some(mut sink) = sink
+                                && !matches!(stop, Stop::Aborted)
+                            {
+                                let _ = sink.out.flush();
+                            }
+                            Err(stop)
+                        }
+                    };
+                    progress.log_done();
+                    outlet.done(log, end);
+                },
             );
-            progress.log_done();
-            done
         },
     );
+    let totals = totals.into_inner().unwrap_or_else(PoisonError::into_inner);
     progress.finish();
     match collated.halt {
         None => {}
@@ -354,82 +398,79 @@ fn release_from_log(
     ))
 }
 
-/// Replay one log: its verdicts go to `sink` in log order, its counts to `totals`.
-/// Returns the log's `--explain` text.
-#[allow(clippy::too_many_arguments)]
-fn replay_log(
-    path: &std::path::Path,
+/// One log's replay for `match`: its rows go to the writer in log order, its counts and
+/// groups to its [`Totals`], its `--explain` text to the end.
+struct MatchSink<'a, 'r> {
+    name: &'a str,
     index: usize,
-    plan: LogPlan,
-    refs: &RuleRefs<'_>,
-    args: &MatchArgs,
+    refs: &'a RuleRefs<'r>,
+    args: &'a MatchArgs,
     mode: Mode,
-    sink: &mut LogSink<'_>,
-    totals: &mut Totals,
-    progress: &Progress,
-) -> Result<String, Stop> {
-    let name = files::display(path);
-    let log = detect::open_log(path).map_err(|e| Stop::Failed(e.into()))?;
-    let rules = refs.rules;
-    let mut replay = LogReplay::new(
-        rules,
-        log.format(),
-        ReplayOptions {
-            inputs: mode.explain,
-            signatures: mode.summary,
-        },
-    )
-    .in_group(plan.group)
-    .default_tool(plan.tool);
-    let mut explain_text = String::new();
-    let mut since_tick = 0u64;
-    let wanted = sink.checker();
-    let mut on = |ev: Event<'_>| -> Result<(), Stop> {
+    out: LogSink<'a>,
+    totals: Totals,
+    explain: String,
+    since_tick: u64,
+    progress: &'a Progress,
+}
+
+impl ReplaySink for MatchSink<'_, '_> {
+    /// The `--explain` text and the log's totals.
+    type Output = (String, Totals);
+    type Error = Stop;
+
+    fn item(&mut self, _: &LogItem) -> Result<(), Stop> {
+        // Stop as soon as the run no longer needs this log.
+        self.out.check()
+    }
+
+    fn event(&mut self, ev: Event<'_>) -> Result<(), Stop> {
         match ev {
             Event::Error(e) => {
-                if mode.rows {
-                    sink.row(&ErrorRow::new(&name, e, refs), mode.format)?;
+                if self.mode.rows {
+                    self.out
+                        .row(&ErrorRow::new(self.name, e, self.refs), self.mode.format)?;
                 }
-                if mode.summary {
-                    totals.groups.add(index, &name, e);
+                if self.mode.summary {
+                    self.totals.groups.add(self.index, self.name, e);
                 }
-                since_tick += 1;
-                if since_tick == progress::BATCH {
-                    progress.errors(since_tick);
-                    since_tick = 0;
+                self.since_tick += 1;
+                if self.since_tick == progress::BATCH {
+                    self.progress.errors(self.since_tick);
+                    self.since_tick = 0;
                 }
             }
             Event::Input {
                 record,
                 input,
                 rules: tool_rules,
+                ..
             } => {
-                if let Some(target) = &args.explain {
-                    explain_error(&mut explain_text, tool_rules, input, target, &name, record);
+                if let Some(target) = &self.args.explain {
+                    explain_error(
+                        &mut self.explain,
+                        tool_rules,
+                        input,
+                        target,
+                        self.name,
+                        record,
+                    );
                 }
             }
             Event::Warning { line, message } => {
                 let at = line.map_or_else(String::new, |l| format!(":{l}"));
-                sink.status(format!("warning: {name}{at}: {message}"))?;
+                self.out
+                    .status(format!("warning: {}{at}: {message}", self.name))?;
             }
         }
         Ok(())
-    };
-    let stop = |e: ReplayError<Stop>| match e {
-        ReplayError::Refused(r) => Stop::Failed(anyhow::anyhow!("{r}")),
-        ReplayError::Handler(s) => s,
-    };
-    // By reference: a large text log read on several threads frees each batch of items on
-    // the thread that read it (much cheaper than freeing them here).
-    log.for_each_ref(|item| -> Result<(), Stop> {
-        wanted.check()?;
-        let item = item.map_err(|e| Stop::Failed(e.into()))?;
-        replay.feed(item, &mut on).map_err(stop)
-    })?;
-    let tally = replay.finish(&mut on).map_err(stop)?;
-    progress.errors(since_tick);
-    totals.tally.add(&tally);
-    Ok(explain_text)
+    }
+
+    fn finish(mut self, end: LogEnd) -> Result<(String, Totals), Stop> {
+        self.out.flush()?;
+        self.progress.errors(self.since_tick);
+        self.totals.tally.add(&end.tally);
+        Ok((self.explain, self.totals))
+    }
 }
 
 fn explain_error(

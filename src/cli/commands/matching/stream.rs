@@ -10,7 +10,6 @@ use std::sync::{Condvar, Mutex, PoisonError};
 
 use anyhow::anyhow;
 
-use super::Totals;
 use super::render::{ErrorRow, RuleOut};
 use crate::cli::args::MatchFormat;
 
@@ -213,7 +212,8 @@ impl<'a> LogSink<'a> {
         self.send(Event::Status(line))
     }
 
-    fn flush(&mut self) -> Result<(), Stop> {
+    /// Hand the queued rows to the writer.
+    pub(super) fn flush(&mut self) -> Result<(), Stop> {
         if self.rows.is_empty() {
             return Ok(());
         }
@@ -291,96 +291,71 @@ pub(super) fn halt_on_write(e: std::io::Error) -> Halt {
     }
 }
 
-/// Replay `logs` logs with `work` on up to `threads` threads and write their rows to
-/// `report` in log order; returns the summed counts and how the output ended.
-pub(super) fn replay_all<W, F>(
-    logs: usize,
-    threads: usize,
+/// Where the logs' replays send their output: a [`LogSink`] per log, and each log's end.
+pub(super) struct Outlet<'a> {
     limits: Limits,
-    rules: usize,
-    report: &mut Report<W>,
-    status: &mut dyn FnMut(&str),
-    work: F,
-) -> (Totals, Collated)
-where
-    W: Write,
-    F: Fn(usize, &mut LogSink<'_>, &mut Totals) -> Result<String, Stop> + Sync,
-{
-    let workers = threads.clamp(1, logs.max(1));
-    let gate = Gate::new();
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(workers * 4);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                let tx = tx.clone();
-                let (gate, next, work) = (&gate, &next, &work);
-                scope.spawn(move || worker(logs, next, gate, &tx, limits, rules, work))
-            })
-            .collect();
-        drop(tx);
-        let collated = collate(rx, &gate, report, status);
-        let mut tally = Totals::new(rules);
-        for h in handles {
-            match h.join() {
-                Ok(t) => tally.add(t),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        (tally, collated)
-    })
+    tx: SyncSender<Msg>,
+    gate: &'a Gate,
 }
 
-/// Take logs in order (so the log whose turn it is is always being replayed) until none
-/// is left or none is wanted.
-fn worker<F>(
-    logs: usize,
-    next: &AtomicUsize,
-    gate: &Gate,
-    tx: &SyncSender<Msg>,
-    limits: Limits,
-    rules: usize,
-    work: &F,
-) -> Totals
-where
-    F: Fn(usize, &mut LogSink<'_>, &mut Totals) -> Result<String, Stop>,
-{
-    let mut tally = Totals::new(rules);
-    loop {
-        let log = next.fetch_add(1, Ordering::AcqRel);
-        if log >= logs || !gate.wanted(log) {
-            break;
-        }
-        let mut sink = LogSink {
+impl Outlet<'_> {
+    /// The sink of log `log`'s rows and messages.
+    pub(super) fn sink(&self, log: usize) -> LogSink<'_> {
+        LogSink {
             log,
-            rows: Vec::with_capacity(2 * limits.chunk),
-            limits,
-            tx,
-            gate,
-        };
-        let mut end = work(log, &mut sink, &mut tally);
-        // Rows before a failure go out too: the output stops where the log did.
-        if !matches!(end, Err(Stop::Aborted))
-            && let Err(stop) = sink.flush()
-            && end.is_ok()
-        {
-            end = Err(stop);
-        }
-        if matches!(end, Err(Stop::Failed(_))) {
-            // Later logs are not needed: the run ends with this log's error.
-            gate.stop_from(log + 1);
-        }
-        if tx
-            .send(Msg {
-                log,
-                event: Event::Done(end),
-            })
-            .is_err()
-        {
-            break;
+            rows: Vec::with_capacity(2 * self.limits.chunk),
+            limits: self.limits,
+            tx: &self.tx,
+            gate: self.gate,
         }
     }
-    tally
+
+    /// Log `log` is over: its `--explain` text, or why it stopped (its rows are out: the
+    /// caller flushed its sink, also before a failure, so the output stops where the log
+    /// did). A failure stops the logs after it.
+    pub(super) fn done(&self, log: usize, end: Result<String, Stop>) {
+        if matches!(end, Err(Stop::Failed(_))) {
+            // Later logs are not needed: the run ends with this log's error.
+            self.gate.stop_from(log + 1);
+        }
+        let _ = self.tx.send(Msg {
+            log,
+            event: Event::Done(end),
+        });
+    }
+}
+
+/// Run `body`, which replays the logs and sends their output through the [`Outlet`] it
+/// is given (from any thread), and write that output to `report` in log order within
+/// `limits`, on this thread; returns how the output ended.
+pub(super) fn stream<W, B>(
+    limits: Limits,
+    channel: usize,
+    report: &mut Report<W>,
+    status: &mut dyn FnMut(&str),
+    body: B,
+) -> Collated
+where
+    W: Write,
+    B: FnOnce(&Outlet<'_>) + Send,
+{
+    let gate = Gate::new();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(channel.max(1));
+    std::thread::scope(|scope| {
+        let outlet = Outlet {
+            limits,
+            tx,
+            gate: &gate,
+        };
+        // The outlet (and its sender) goes with the body: the writer's loop ends when
+        // the body is done.
+        let replays = scope.spawn(move || body(&outlet));
+        let collated = collate(rx, &gate, report, status);
+        if let Err(panic) = replays.join() {
+            std::panic::resume_unwind(panic);
+        }
+        collated
+    })
 }
 
 /// The writer: the earliest unfinished log's events are applied at once; later logs'
@@ -513,11 +488,46 @@ mod tests {
         }
     }
 
+    /// Replay `logs` fake logs with `work` on `threads` threads the way `match` runs the
+    /// real ones (logs taken in order; a failed log's rows flushed, later logs stopped).
+    fn replay_all<W: Write>(
+        logs: usize,
+        threads: usize,
+        limits: Limits,
+        report: &mut Report<W>,
+        status: &mut dyn FnMut(&str),
+        work: impl Fn(usize, &mut LogSink<'_>, &mut u64) -> Result<String, Stop> + Sync,
+    ) -> (u64, Collated) {
+        let errors = std::sync::Mutex::new(0u64);
+        let c = stream(limits, threads * 4, report, status, |outlet| {
+            vgsupp::replay::in_order(logs, threads, |log| {
+                let mut sink = outlet.sink(log);
+                let mut n = 0;
+                let mut end = work(log, &mut sink, &mut n);
+                *errors.lock().expect("lock") += n;
+                if !matches!(end, Err(Stop::Aborted))
+                    && let Err(stop) = sink.flush()
+                    && end.is_ok()
+                {
+                    end = Err(stop);
+                }
+                let flow = if end.is_ok() {
+                    vgsupp::replay::Flow::Continue
+                } else {
+                    vgsupp::replay::Flow::Stop
+                };
+                outlet.done(log, end);
+                flow
+            });
+        });
+        (errors.into_inner().expect("lock"), c)
+    }
+
     /// Log `i` writes `rows(i)` human rows, pausing now and then so logs finish out of order.
     fn fake(
         rows: impl Fn(usize) -> usize + Sync,
         fail: Option<(usize, usize)>,
-    ) -> impl Fn(usize, &mut LogSink<'_>, &mut Totals) -> Result<String, Stop> + Sync {
+    ) -> impl Fn(usize, &mut LogSink<'_>, &mut u64) -> Result<String, Stop> + Sync {
         move |log, sink, tally| {
             sink.status(format!("start {log}"))?;
             for n in 0..rows(log) {
@@ -532,7 +542,7 @@ mod tests {
                 if sink.rows.len() >= sink.limits.chunk {
                     sink.flush()?;
                 }
-                tally.tally.errors += 1;
+                *tally += 1;
             }
             sink.check()?;
             Ok(format!("explain {log}\n"))
@@ -562,7 +572,6 @@ mod tests {
                 20,
                 threads,
                 TINY,
-                0,
                 &mut report,
                 &mut |s: &str| lines.push(s.to_owned()),
                 fake(rows_of, None),
@@ -577,10 +586,7 @@ mod tests {
             assert_eq!(lines, starts);
             let explain: String = (0..20).map(|l| format!("explain {l}\n")).collect();
             assert_eq!(c.explain, explain);
-            assert_eq!(
-                tally.tally.errors,
-                (0..20).map(rows_of).sum::<usize>() as u64
-            );
+            assert_eq!(tally, (0..20).map(rows_of).sum::<usize>() as u64);
         }
     }
 
@@ -592,7 +598,6 @@ mod tests {
                 12,
                 threads,
                 TINY,
-                0,
                 &mut report,
                 &mut |_: &str| {},
                 fake(rows_of, Some((4, 500))),
@@ -625,7 +630,6 @@ mod tests {
                 50,
                 4,
                 TINY,
-                0,
                 &mut report,
                 &mut |_: &str| {},
                 fake(|_| 100_000, None),

@@ -1,23 +1,13 @@
-//! What each kind of error is, for reports: the rule a SARIF result, a JUnit case or a
-//! Code Quality issue belongs to, with its descriptions and help.
+//! What each kind of error is, for reports: the [`Code`] a SARIF result, a JUnit case or
+//! a Code Quality issue belongs to (`memcheck/Addr`, `memcheck/Leak/definite`), with its
+//! descriptions and help.
 
-use vgsupp::gate::Finding;
-use vgsupp::gate::policy::base_kind;
-use vgsupp::supp::model::LeakKind;
+use std::borrow::Cow;
 
-/// One kind of error, as a report rule.
-pub struct KindInfo {
-    /// Stable id (`memcheck/Addr`, `memcheck/Leak/definite`).
-    pub id: String,
-    /// A name (`InvalidAccess`).
-    pub name: &'static str,
-    /// One line.
-    pub short: &'static str,
-    /// A paragraph.
-    pub full: &'static str,
-    /// How to fix it.
-    pub help: &'static str,
-}
+use super::Finding;
+use super::policy::base_kind;
+use crate::diagnostic::{Code, Severity};
+use crate::supp::model::LeakKind;
 
 /// The kinds with their own rule: Memcheck's, then one per leak kind.
 const MEMCHECK: &[(&str, &str, &str, &str, &str)] = &[
@@ -119,48 +109,67 @@ const LEAKS: [(LeakKind, &str, &str, &str, &str); 4] = [
 
 /// The rule of a finding.
 #[must_use]
-pub fn of(f: &Finding) -> KindInfo {
+pub fn of(f: &Finding) -> Code {
     info(&f.kind, f.leak_kind)
 }
 
 /// The rule of a kind and leak kind.
 #[must_use]
-pub fn info(kind: &str, leak: Option<LeakKind>) -> KindInfo {
+pub fn info(kind: &str, leak: Option<LeakKind>) -> Code {
+    let code = |id: String, name, summary, why, fix, severity| Code {
+        code: Cow::Owned(id),
+        name,
+        summary,
+        why,
+        fix,
+        severity,
+        fatal_in_valgrind: false,
+        tags: &["memory", "valgrind", "security"],
+    };
     if kind == "Leak" {
         let l = leak.unwrap_or(LeakKind::Definite);
         if let Some((k, name, short, full, help)) = LEAKS.iter().find(|e| e.0 == l) {
-            return KindInfo {
-                id: format!("memcheck/Leak/{}", k.token()),
+            // Still-reachable memory is a note: it fails only when asked.
+            let severity = if *k == LeakKind::Reachable {
+                Severity::Info
+            } else {
+                Severity::Error
+            };
+            return code(
+                format!("memcheck/Leak/{}", k.token()),
                 name,
                 short,
                 full,
                 help,
-            };
+                severity,
+            );
         }
     }
     let base = base_kind(kind);
     match MEMCHECK.iter().find(|e| e.0 == base) {
-        Some((k, name, short, full, help)) => KindInfo {
-            id: format!("memcheck/{k}"),
+        Some((k, name, short, full, help)) => code(
+            format!("memcheck/{k}"),
             name,
             short,
             full,
             help,
-        },
-        None => KindInfo {
-            id: format!("valgrind/{base}"),
-            name: "ValgrindError",
-            short: "Error reported by Valgrind",
-            full: "An error a Valgrind tool reported in first-party code.",
-            help: "See the Valgrind manual for this kind of error and the stacks reported with it.",
-        },
+            Severity::Error,
+        ),
+        None => code(
+            format!("valgrind/{base}"),
+            "ValgrindError",
+            "Error reported by Valgrind",
+            "An error a Valgrind tool reported in first-party code.",
+            "See the Valgrind manual for this kind of error and the stacks reported with it.",
+            Severity::Error,
+        ),
     }
 }
 
 /// Every rule, in a stable order (the SARIF driver lists them all, so rule indices do
 /// not depend on what was found).
 #[must_use]
-pub fn all() -> Vec<KindInfo> {
+pub fn all() -> Vec<Code> {
     MEMCHECK
         .iter()
         .map(|e| info(e.0, None))
@@ -177,7 +186,7 @@ pub fn title(f: &Finding) -> String {
         .as_deref()
         .or_else(|| f.detail.primary().and_then(|p| p.function.as_deref()))
     {
-        Some(fun) => format!("{} in {}", k.short, vgsupp::r#gen::names::short(fun)),
-        None => k.short.to_owned(),
+        Some(fun) => format!("{} in {}", k.summary, crate::r#gen::names::short(fun)),
+        None => k.summary.to_owned(),
     }
 }
