@@ -799,3 +799,97 @@ fn bad_input_is_an_error_naming_the_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.log"));
 }
+
+#[test]
+fn settings_from_vgsupp_yaml_and_reports_written_to_files() {
+    let Some(log) = shared_fixture("fixtures/torch/leaky-ext.txt.gz", "gate config") else {
+        return;
+    };
+    // A project whose vgsupp.yaml holds the gate's settings, paths relative to it; the
+    // gate runs from a subdirectory with no flag but the format.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path();
+    std::fs::create_dir_all(project.join("ci")).expect("mkdir");
+    std::fs::create_dir_all(project.join("sub")).expect("mkdir");
+    for s in SUPP {
+        let name = Path::new(s).file_name().expect("name");
+        std::fs::copy(repo(s), project.join("ci").join(name)).expect("copy");
+    }
+    let config = "first-party: [\"leaky_ext*\"]\ngate:\n  suppressions: [ci/cuda-torch.supp, ci/leaky-ext.supp]\n  fail-on: [Addr]\n";
+    std::fs::write(project.join("vgsupp.yaml"), config).expect("write");
+    let in_project = |args: &[&str]| {
+        let mut c = vgsupp();
+        c.current_dir(project.join("sub"))
+            .env("VGSUPP_TODAY", "2026-12-01")
+            .arg("gate")
+            .args(args)
+            .arg(&log);
+        c.output().expect("runs")
+    };
+    let (_, flags) = gate_json(&[&log], &[]);
+    let out = in_project(&["--format", "json", "-v"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["policy"], "Addr");
+    assert_eq!(
+        v["suppressed"], flags["suppressed"],
+        "the config's -s files"
+    );
+    let fails = findings(&v, "fail");
+    assert_eq!(
+        fails,
+        [
+            ("memcheck/Addr".to_owned(), "leaky_ext.cpp:46".to_owned()),
+            ("memcheck/Addr".to_owned(), "leaky_ext.cpp:65".to_owned())
+        ]
+        .into_iter()
+        .collect()
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("gate.fail-on = Addr (") && said.contains("vgsupp.yaml:4)"),
+        "{said}"
+    );
+    // A flag beats the file; the report goes to a file (created, then replaced), and a
+    // baseline written there...
+    let report = project.join("sub/report.json");
+    let out = in_project(&[
+        "--format",
+        "json",
+        "--fail-on",
+        "definite",
+        "-o",
+        "report.json",
+        "--write-baseline",
+        "../ci/base.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "the report went to the file");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    assert!(
+        findings(&v, "fail")
+            .iter()
+            .all(|(r, _)| r == "memcheck/Leak/definite")
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gate: FAIL"));
+    // ... passes them when the file names it (and the report is replaced in place).
+    std::fs::write(
+        project.join("vgsupp.yaml"),
+        format!("{config}  baseline: ci/base.yaml\n"),
+    )
+    .expect("write");
+    let out = in_project(&["--fail-on", "definite", "-o", "report.json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert!(text.contains("gate: pass"), "{text}");
+    // A report is never written over a directory.
+    let out = in_project(&["-o", "."]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("directory"));
+}

@@ -10,7 +10,7 @@ mod junit;
 mod sarif;
 mod source;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
@@ -24,6 +24,7 @@ use vgsupp::config::{Origin, Resolved};
 use vgsupp::gate::{self, Assessment, Baseline, Gate, Policy};
 use vgsupp::r#gen::Style;
 use vgsupp::origin::FirstParty;
+use vgsupp::sidecar::store;
 
 /// What the renderers need besides the assessment.
 pub struct Context<'a> {
@@ -46,6 +47,11 @@ pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
         anyhow::bail!(
             "--update-baseline rewrites the baseline: give it with --baseline FILE or `gate: baseline:` in vgsupp.yaml"
         );
+    }
+    // Where reports and baselines go is checked before any log is read.
+    for path in [&args.output, &args.write_baseline].into_iter().flatten() {
+        store::target(path, &settings.project)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
     }
     let logs = Logs::collect(&args.logs)?;
     // The baseline is read before any log: a bad one stops the run at once.
@@ -128,7 +134,8 @@ pub fn run(args: &GateArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     };
     match &args.output {
         Some(path) => {
-            write_new_or_replace(path, text.as_bytes())?;
+            store::write_atomic(path, text.as_bytes(), &settings.project)
+                .with_context(|| format!("cannot write the report `{}`", path.display()))?;
             // The verdict in one line: the report itself went to a file.
             out.status(&human::verdict_line(&assessment, g.allow_incomplete.value));
         }
@@ -187,7 +194,7 @@ fn write_baselines(
             args.reason.as_deref(),
             expires,
         );
-        write_new_or_replace(path, b.encode().as_bytes())?;
+        store::write_atomic(path, b.encode().as_bytes(), &settings.project)?;
         out.status(&format!(
             "wrote {} baseline {} to {}",
             b.entries.len(),
@@ -214,7 +221,7 @@ fn write_baselines(
             Some(new) if new == *b => out.status("baseline unchanged: every entry still occurs"),
             Some(new) => {
                 let removed = b.entries.len() - new.entries.len();
-                write_new_or_replace(path, new.encode().as_bytes())?;
+                store::write_atomic(path, new.encode().as_bytes(), &settings.project)?;
                 out.status(&format!(
                     "updated {}: {removed} fixed {} removed, {} kept",
                     path.display(),
@@ -260,37 +267,4 @@ pub fn shell_word(w: &str) -> String {
     } else {
         format!("'{}'", w.replace('\'', "'\\''"))
     }
-}
-
-/// Write `path` atomically, whether or not it exists.
-fn write_new_or_replace(path: &Path, contents: &[u8]) -> Result<()> {
-    if path.exists() {
-        return files::write_atomic(path, contents);
-    }
-    use std::io::Write as _;
-    let dir: PathBuf = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".vgsupp-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in `{}`", dir.display()))?;
-    tmp.write_all(contents)
-        .with_context(|| format!("cannot write `{}`", path.display()))?;
-    tmp.as_file()
-        .sync_all()
-        .with_context(|| format!("cannot sync `{}`", path.display()))?;
-    // A report is for others to read, as a file `>` would have made.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .with_context(|| format!("cannot set permissions on `{}`", path.display()))?;
-    }
-    tmp.persist_noclobber(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot create `{}`", path.display()))?;
-    Ok(())
 }
