@@ -387,7 +387,7 @@ fn anchor(
 /// An error's whole stack as an `exact` rule has it, its names generalised only where
 /// that costs nothing (`_Znw*`, clone suffixes, symbol versions): what a rule is made
 /// narrower with when a more general one would hide a kept error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ExactStack {
     /// How many of the frames are allocator frames.
     pub alloc: usize,

@@ -21,7 +21,7 @@ use super::guard;
 use super::subsume::{covers, rule_covers};
 use super::verdict::{Reason, Verdict};
 use super::{GenError, Generator, Row};
-use crate::matcher::stack::stack_matches;
+use crate::matcher::stack::{Hashes, Scratch, stack_matches_in};
 use crate::matcher::{MatchInput, Truth};
 use crate::replay::Slot;
 use crate::supp::kinds::Tool;
@@ -101,18 +101,32 @@ fn concrete(s: &Shape) -> usize {
     s.frames.iter().filter(|p| **p != Pat::Ellipsis).count()
 }
 
-/// Whether `shape` may match `input` (kind and stack), the leak kind aside.
-fn may_match(
-    shape: &Shape,
-    compiled: &[crate::matcher::rule::Pattern],
+/// A kept or reviewed error as the guarantee compares rules with it: its matcher input
+/// with the hashes of its names, computed once (not once per rule and prefix tried).
+struct Guarded<'a> {
     tool: Tool,
-    input: &MatchInput,
-) -> bool {
-    let extra_ok = shape.kind != "Param" || input.kind.param.as_deref() == shape.extra.as_deref();
-    tool == shape.tool
-        && input.kind.kind == shape.kind
-        && extra_ok
-        && stack_matches(compiled, input) != Truth::No
+    input: &'a MatchInput,
+    hashes: Hashes,
+}
+
+impl<'a> Guarded<'a> {
+    fn all(kept: &[(Tool, &'a MatchInput)]) -> Vec<Self> {
+        kept.iter()
+            .map(|&(tool, input)| Self {
+                tool,
+                input,
+                hashes: Hashes::of(input),
+            })
+            .collect()
+    }
+
+    /// Whether a rule of `shape`'s tool and kind may apply to it, the stack and the
+    /// leak kind aside.
+    fn same_kind(&self, shape: &Shape) -> bool {
+        let extra_ok =
+            shape.kind != "Param" || self.input.kind.param.as_deref() == shape.extra.as_deref();
+        self.tool == shape.tool && self.input.kind.kind == shape.kind && extra_ok
+    }
 }
 
 /// The exact stacks of the logs' suppressed errors and every error's matcher input, by row
@@ -436,6 +450,9 @@ fn narrow(
     store: &ExactStore,
     max_frames: usize,
 ) {
+    let kept = Guarded::all(kept);
+    // Rows with the same rule and the same exact stack get the same prefix: found once.
+    let mut found: FxHashMap<(u32, ExactStack), Option<Shape>> = FxHashMap::default();
     for r in rules.iter_mut() {
         let Some(&kinds) = conflicting.get(&r.current()) else {
             continue;
@@ -455,9 +472,17 @@ fn narrow(
             continue;
         }
         let chosen = &table.cands[r.chosen as usize];
-        let prefix = store
-            .get(r.row)
-            .and_then(|stack| safe_prefix(&chosen.shape, &stack, kept, r.level, max_frames));
+        let prefix = store.get(r.row).and_then(|stack| {
+            if let Level::Exact(_) = r.level {
+                return None;
+            }
+            found
+                .entry((r.chosen, stack))
+                .or_insert_with_key(|(_, stack)| {
+                    safe_prefix(&chosen.shape, stack, &kept, r.level, max_frames)
+                })
+                .clone()
+        });
         match prefix {
             Some(shape) => {
                 let cand = Cand {
@@ -482,7 +507,7 @@ fn narrow(
 fn safe_prefix(
     chosen: &Shape,
     stack: &ExactStack,
-    kept: &[(Tool, &MatchInput)],
+    kept: &[Guarded<'_>],
     level: Level,
     max_frames: usize,
 ) -> Option<Shape> {
@@ -492,6 +517,8 @@ fn safe_prefix(
         // is cut the same way.
         return None;
     }
+    // Only errors of the rule's tool and kind can conflict, whatever its frames.
+    let relevant: Vec<&Guarded<'_>> = kept.iter().filter(|g| g.same_kind(chosen)).collect();
     // The allocator frames and the first two frames below them, at least.
     let from = (stack.alloc + 2).clamp(1, pats.len().max(1));
     // Valgrind keeps the first --num-callers lines of a rule: a longer one is no narrower.
@@ -501,10 +528,12 @@ fn safe_prefix(
             ..chosen.clone()
         };
         let compiled = compile(&shape);
-        let tool = chosen.tool;
-        if !kept
+        // The scratch keeps verdicts by the pattern's address: it serves one compiled
+        // shape (across the inputs), never the next, which may reuse the address.
+        let mut scratch = Scratch::default();
+        if !relevant
             .iter()
-            .any(|(t, input)| *t == tool && may_match(&shape, &compiled, tool, input))
+            .any(|g| stack_matches_in(&compiled, g.input, &g.hashes, &mut scratch) != Truth::No)
         {
             return Some(shape);
         }

@@ -20,6 +20,7 @@ mod stream;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::{BufWriter, IsTerminal as _, Write};
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context as _, Result};
 
@@ -30,9 +31,7 @@ use crate::cli::output::Output;
 use progress::Progress;
 use rayon::prelude::*;
 use render::{ErrorRow, Groups, RuleRefs};
-use std::sync::{Mutex, PoisonError};
 use vgsupp::config::Origin;
-
 use vgsupp::logs::record::{ErrorRecord, LogItem, ReadError};
 use vgsupp::matcher::RefusedFile;
 use vgsupp::matcher::stack::explain;
