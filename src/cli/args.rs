@@ -415,7 +415,7 @@ pub struct GateArgs {
 /// `vgsupp run`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Valgrind runs as: valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all --track-origins=yes --num-callers=40 --error-limit=no --trace-children=yes --child-silent-after-fork=yes --gen-suppressions=all --xml=yes --xml-file=DIR/vg.%p.xml --log-file=DIR/vg.%p.log [--suppressions=FILE…] CMD ARGS…, one XML and one text log per process. A -s profile:NAME pack is written into DIR for Valgrind to read. PYTHONMALLOC=malloc is set when CMD is Python (CPython's advice for Valgrind). The XML logs are then gated as by `vgsupp gate`, and its exit code is run's; Valgrind missing or failing to start is exit 2."
+    after_help = "Valgrind runs as: valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all --track-origins=yes --num-callers=40 --error-limit=no --trace-children=yes --child-silent-after-fork=yes --gen-suppressions=all --xml=yes --xml-file=DIR/vg.%p.xml --log-file=DIR/vg.%p.log [--suppressions=FILE…] CMD ARGS…, one XML log per process (and a text log where Valgrind wrote one outside the XML; empty ones are removed, so DIR can be given to `vgsupp gate` as it is). A -s profile:NAME pack is written into DIR for Valgrind to read. PYTHONMALLOC=malloc is set when CMD is Python (CPython's advice for Valgrind). The XML logs are then gated as by `vgsupp gate`, and its exit code is run's; Valgrind missing or failing to start is exit 2."
 )]
 pub struct RunArgs {
     /// Suppression files (repeatable; `profile:NAME` for a bundled pack): Valgrind reads

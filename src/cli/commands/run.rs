@@ -52,8 +52,24 @@ pub fn run(args: &RunArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
         ),
     };
     let dir = logs_dir(args, settings)?;
+    // `--gen OUT` may be one of the rule files (vgsupp.yaml names the file it writes):
+    // until it exists, Valgrind and gen go without it, and the gate reads it once written.
+    let gen_target = args.r#gen.as_deref().map(absolute);
+    let (rule_files, pending): (Vec<PathBuf>, Vec<PathBuf>) = settings
+        .gate
+        .suppressions
+        .value
+        .iter()
+        .cloned()
+        .partition(|p| p.exists() || gen_target.as_ref() != Some(&absolute(p)));
+    for p in &pending {
+        out.status(&format!(
+            "note: {} does not exist yet: --gen writes it, and the gate reads it",
+            p.display()
+        ));
+    }
+    let rule_files = &rule_files;
     // The rules, as files Valgrind can read (a pack is written into the logs' directory).
-    let rule_files = &settings.gate.suppressions.value;
     let (paths, _) = if rule_files.is_empty() {
         (Vec::new(), Vec::new())
     } else {
@@ -102,6 +118,15 @@ pub fn run(args: &RunArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
         .spawn()
         .with_context(|| format!("cannot start Valgrind (`{}`)", args.valgrind_bin.display()))?;
     let status = wait_with_progress(&mut child, program, started, out)?;
+    // With --xml=yes Valgrind writes its text log only when it has to say something
+    // outside the XML (its own crash); an empty one is removed, so that the directory
+    // holds only logs (`vgsupp gate DIR` refuses an empty file as no log).
+    for text in logs_in(&dir, ".log")? {
+        if std::fs::metadata(&text).is_ok_and(|m| m.len() == 0) {
+            std::fs::remove_file(&text)
+                .with_context(|| format!("cannot remove the empty `{}`", text.display()))?;
+        }
+    }
     let xml_logs = logs_in(&dir, ".xml")?;
     if xml_logs.is_empty() {
         bail!(
@@ -134,6 +159,14 @@ pub fn run(args: &RunArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
         // gen's report goes to stderr: stdout is the gate's.
         super::r#gen::run(&gen_args, settings, &out.results_on_stderr())?;
     }
+    // The gate reads what --gen wrote (it may have written nothing).
+    let mut settings = settings.clone();
+    settings
+        .gate
+        .suppressions
+        .value
+        .retain(|p| !pending.contains(p) || p.exists());
+    let settings = &settings;
     let gate_args = GateArgs {
         logs: xml_logs,
         suppressions: args.suppressions.clone(),
@@ -252,4 +285,10 @@ fn signal_of(s: &std::process::ExitStatus) -> Option<i32> {
 #[cfg(not(unix))]
 fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
     None
+}
+
+/// `p` made absolute (as given, without resolving links), to compare paths typed
+/// differently.
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }

@@ -213,8 +213,16 @@ fn summary_line(a: &Assessment) -> String {
 pub fn verdict_line(a: &Assessment, allow_incomplete: bool) -> String {
     let failing = a.failures().count();
     if failing > 0 {
+        // Findings fold identical errors: say how many occurrences they stand for, as
+        // the summary line above counts occurrences.
+        let occurrences: u64 = a.failures().map(|f| f.count - f.baselined).sum();
+        let times = if occurrences > failing as u64 {
+            format!(", {} occurrences", thousands(occurrences))
+        } else {
+            String::new()
+        };
         format!(
-            "gate: FAIL: {failing} first-party {} (fails on: {})",
+            "gate: FAIL: {failing} first-party {}{times} (fails on: {})",
             plural(failing as u64, "error", "errors"),
             a.policy.describe()
         )
