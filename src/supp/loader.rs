@@ -522,6 +522,78 @@ impl<'a> Loader<'a> {
     }
 }
 
+/// A loaded frame, as bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FrameView {
+    /// `fun:`
+    Fun(Vec<u8>),
+    /// `obj:`
+    Obj(Vec<u8>),
+    /// `src:` file and line.
+    Src(Vec<u8>, u32),
+    /// `...`
+    Ellipsis,
+}
+
+/// A loaded extra, as bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExtraView {
+    /// None.
+    None,
+    /// `Param` string.
+    Param(Vec<u8>),
+    /// Leak kinds.
+    Leak(LeakKinds),
+    /// `FishyValue` function and argument.
+    Fishy(Option<(Vec<u8>, Vec<u8>)>),
+}
+
+/// A loaded record as its bytes, not its place: what Valgrind holds of it, which stays
+/// the same when the file around it changes (edits, formatting).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordView {
+    /// Name.
+    pub name: Vec<u8>,
+    /// Kind.
+    pub kind: Vec<u8>,
+    /// Extra data.
+    pub extra: ExtraView,
+    /// Frames kept.
+    pub frames: Vec<FrameView>,
+}
+
+/// The records of `res` (loaded from `src`) as views.
+#[must_use]
+pub fn record_views(src: &[u8], res: &LoadResult) -> Vec<RecordView> {
+    let bytes = |s: Span| src.get(s.start..s.end).map_or_else(Vec::new, <[u8]>::to_vec);
+    res.records
+        .iter()
+        .map(|r| RecordView {
+            name: bytes(r.name),
+            kind: bytes(r.kind),
+            extra: match r.extra {
+                LoadedExtra::None => ExtraView::None,
+                LoadedExtra::Param(s) => ExtraView::Param(bytes(s)),
+                LoadedExtra::Leak(k) => ExtraView::Leak(k),
+                LoadedExtra::Fishy(None) => ExtraView::Fishy(None),
+                LoadedExtra::Fishy(Some(FishyExtra { function, argument })) => {
+                    ExtraView::Fishy(Some((bytes(function), bytes(argument))))
+                }
+            },
+            frames: r
+                .frames
+                .iter()
+                .map(|f| match *f {
+                    Frame::Fun(s) => FrameView::Fun(bytes(s)),
+                    Frame::Obj(s) => FrameView::Obj(bytes(s)),
+                    Frame::Src { file, line } => FrameView::Src(bytes(file), line),
+                    Frame::Ellipsis => FrameView::Ellipsis,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

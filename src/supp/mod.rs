@@ -2,6 +2,7 @@
 //! exact loader emulation and the canonical formatter. No I/O happens here.
 
 pub mod binary;
+pub mod edit;
 pub mod format;
 pub mod kinds;
 pub mod lines;

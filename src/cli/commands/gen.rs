@@ -113,7 +113,8 @@ pub fn run(args: &GenArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
     let written = match plan {
         Some(plan) => {
             let logs: Vec<(String, PathBuf)> = logs.names.into_iter().zip(logs.paths).collect();
-            Some(plan.write(&mut generated, &existing, &logs, clock::today()?, out)?)
+            let load = (opts.version, opts.num_callers);
+            Some(plan.write(&mut generated, &existing, &logs, clock::today()?, load, out)?)
         }
         None => None,
     };
