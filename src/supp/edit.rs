@@ -226,7 +226,10 @@ pub fn remove_and_append(
 fn views(src: &[u8], opts: LoadOptions) -> Result<Vec<RecordView>, String> {
     let loaded = loader::load(src, opts, false);
     if let Some(p) = loaded.verdict() {
-        return Err(format!("refused at line {}: {:?}", p.valgrind_line, p.error));
+        return Err(format!(
+            "refused at line {}: {:?}",
+            p.valgrind_line, p.error
+        ));
     }
     Ok(loader::record_views(src, &loaded))
 }
@@ -280,7 +283,8 @@ pub fn prove(
                 first + 1,
                 got.get(first)
                     .or(want.get(first))
-                    .map_or_else(String::new, |v| String::from_utf8_lossy(&v.name).into_owned())
+                    .map_or_else(String::new, |v| String::from_utf8_lossy(&v.name)
+                        .into_owned())
             )));
         }
     }

@@ -565,7 +565,10 @@ pub struct RecordView {
 /// The records of `res` (loaded from `src`) as views.
 #[must_use]
 pub fn record_views(src: &[u8], res: &LoadResult) -> Vec<RecordView> {
-    let bytes = |s: Span| src.get(s.start..s.end).map_or_else(Vec::new, <[u8]>::to_vec);
+    let bytes = |s: Span| {
+        src.get(s.start..s.end)
+            .map_or_else(Vec::new, <[u8]>::to_vec)
+    };
     res.records
         .iter()
         .map(|r| RecordView {

@@ -65,10 +65,11 @@ fn the_first_record_takes_the_blank_line_after_it_and_line_ends_are_kept() {
         "{\n   b\n   Memcheck:Cond\n   fun:g\n}"
     );
     // Appending to a file without a final line end adds one, then a blank line.
-    let out = remove_and_append(&f, &[], b"{\n   c\n   Memcheck:Cond\n   fun:h\n}\n")
-        .expect("rewrite");
+    let out =
+        remove_and_append(&f, &[], b"{\n   c\n   Memcheck:Cond\n   fun:h\n}\n").expect("rewrite");
     assert!(
-        String::from_utf8_lossy(&out).ends_with("fun:g\n}\n\n{\n   c\n   Memcheck:Cond\n   fun:h\n}\n"),
+        String::from_utf8_lossy(&out)
+            .ends_with("fun:g\n}\n\n{\n   c\n   Memcheck:Cond\n   fun:h\n}\n"),
         "{}",
         String::from_utf8_lossy(&out)
     );
@@ -124,7 +125,11 @@ fn render(pieces: &[Piece]) -> String {
             Piece::Blank => s.push_str(nl),
             Piece::Comment(n) => s.push_str(&format!("# comment {n}{nl}")),
             Piece::Record(n, helgrind) => {
-                let tool = if *helgrind { "Helgrind:Race" } else { "Memcheck:Leak" };
+                let tool = if *helgrind {
+                    "Helgrind:Race"
+                } else {
+                    "Memcheck:Leak"
+                };
                 s.push_str(&format!(
                     "{{{nl}   r{n}{nl}   {tool}{nl}   fun:f{n}{nl}   ...{nl}}}{nl}"
                 ));
