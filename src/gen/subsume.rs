@@ -9,20 +9,8 @@
 //! no, and both rules are kept.
 
 use super::candidate::{Kinds, Pat, Shape};
-use crate::matcher::rule::{Pattern, Rule, RuleExtra};
-
-/// A frame pattern of either side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum P<'a> {
-    /// `fun:`.
-    Fun(&'a [u8]),
-    /// `obj:`.
-    Obj(&'a [u8]),
-    /// `src:` (never generated; in `-s` files only): covers nothing but itself.
-    Src,
-    /// `...`.
-    Ellipsis,
-}
+pub use crate::matcher::algebra::{P, glob_covers, stack_covers};
+use crate::matcher::rule::{Rule, RuleExtra};
 
 impl<'a> From<&'a Pat> for P<'a> {
     fn from(p: &'a Pat) -> Self {
@@ -32,106 +20,6 @@ impl<'a> From<&'a Pat> for P<'a> {
             Pat::Ellipsis => Self::Ellipsis,
         }
     }
-}
-
-impl<'a> From<&'a Pattern> for P<'a> {
-    fn from(p: &'a Pattern) -> Self {
-        match p {
-            Pattern::Fun(g) => Self::Fun(g.as_bytes()),
-            Pattern::Obj(g) => Self::Obj(g.as_bytes()),
-            Pattern::Src(..) => Self::Src,
-            Pattern::Ellipsis => Self::Ellipsis,
-        }
-    }
-}
-
-/// Whether every string glob `q` matches is matched by glob `p` (`*`, `?`; no escapes):
-/// `p` must match `q` symbol by symbol, its `*` taking any run of `q`'s symbols.
-#[must_use]
-pub fn glob_covers(p: &[u8], q: &[u8]) -> bool {
-    // reach[j]: p[..i] can match q[..j].
-    let mut reach = vec![false; q.len() + 1];
-    reach[0] = true;
-    for &pc in p {
-        let mut next = vec![false; q.len() + 1];
-        match pc {
-            b'*' => {
-                let mut on = false;
-                for j in 0..=q.len() {
-                    on |= reach[j];
-                    next[j] = on;
-                }
-            }
-            b'?' => {
-                for j in 0..q.len() {
-                    // One character of q: a literal or q's own `?`, never its `*`.
-                    next[j + 1] = reach[j] && q[j] != b'*';
-                }
-            }
-            c => {
-                for j in 0..q.len() {
-                    next[j + 1] = reach[j] && q[j] == c;
-                }
-            }
-        }
-        reach = next;
-        if !reach.iter().any(|&r| r) {
-            return false;
-        }
-    }
-    reach[q.len()]
-}
-
-fn all_stars(g: &[u8]) -> bool {
-    g.iter().all(|&b| b == b'*')
-}
-
-/// Whether frame pattern `a` matches every frame `b` matches.
-fn frame_covers(a: P<'_>, b: P<'_>) -> bool {
-    match (a, b) {
-        // `*` matches every name, even one Valgrind does not know (`???`).
-        (P::Fun(g) | P::Obj(g), P::Fun(_) | P::Obj(_) | P::Src) if all_stars(g) => true,
-        (P::Fun(x), P::Fun(y)) | (P::Obj(x), P::Obj(y)) => glob_covers(x, y),
-        _ => false,
-    }
-}
-
-/// Whether stack pattern `a` matches (as a prefix) every stack `b` matches.
-#[must_use]
-pub fn stack_covers(a: &[P<'_>], b: &[P<'_>]) -> bool {
-    if !a.contains(&P::Ellipsis) {
-        // Frame by frame, stopping at the first that differs (most pairs do early).
-        return a.len() <= b.len()
-            && a.iter()
-                .zip(b)
-                .all(|(x, y)| *y != P::Ellipsis && frame_covers(*x, *y));
-    }
-    // The first frames, when both rules start with one, decide most pairs at once.
-    if let (Some(&x), Some(&y)) = (a.first(), b.first())
-        && x != P::Ellipsis
-        && (y == P::Ellipsis || !frame_covers(x, y))
-    {
-        return false;
-    }
-    // ok[i * w + j]: a[i..] covers b[j..].
-    let (n, m) = (a.len(), b.len());
-    let w = m + 1;
-    let mut ok = vec![false; (n + 1) * w];
-    ok[n * w..].fill(true);
-    for i in (0..n).rev() {
-        for j in (0..=m).rev() {
-            ok[i * w + j] = match a[i] {
-                P::Ellipsis => ok[(i + 1) * w + j] || (j < m && ok[i * w + j + 1]),
-                pa => {
-                    j < m
-                        && b[j] != P::Ellipsis
-                        && frame_covers(pa, b[j])
-                        && ok[(i + 1) * w + j + 1]
-                }
-            };
-        }
-    }
-    ok[0]
 }
 
 /// Whether candidate `a` (leak kinds `ak`) hides everything candidate `b` (kinds `bk`)
@@ -184,19 +72,6 @@ mod tests {
                 .map(|f| Pat::from_line(f.as_bytes()))
                 .collect(),
         }
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob_covers(b"*", b"abc"));
-        assert!(glob_covers(b"*/libcuda.so*", b"*/libcuda.so.535*"));
-        assert!(glob_covers(b"a*", b"ab*"));
-        assert!(!glob_covers(b"ab*", b"a*"));
-        assert!(glob_covers(b"a?c", b"abc"));
-        assert!(glob_covers(b"a?c", b"a?c"));
-        assert!(!glob_covers(b"a?c", b"a*c"));
-        assert!(!glob_covers(b"abc", b"ab?"));
-        assert!(glob_covers(b"_Znw*", b"_Znwm"));
     }
 
     #[test]

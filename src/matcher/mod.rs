@@ -3,6 +3,7 @@
 //! first-match-wins attribution in Valgrind's search order (reverse load order, most
 //! recently used first).
 
+pub mod algebra;
 pub mod demangle;
 pub mod index;
 pub mod input;

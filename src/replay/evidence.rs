@@ -101,6 +101,10 @@ pub struct ErrorEvidence {
     /// What identifies the error for grouping in a summary: its kind and first frames
     /// (only when asked for, and only for errors not surely suppressed).
     pub signature: Option<String>,
+    /// Rules that surely match it but that Valgrind surely does not credit: an earlier
+    /// rule surely takes it (in table order; empty unless it is surely suppressed). A rule
+    /// shadowed on every error it matches never hides anything (`prune`'s *shadowed*).
+    pub shadowed: Vec<Slot>,
 }
 
 impl ErrorEvidence {
@@ -268,6 +272,7 @@ mod tests {
             likely: Some(3),
             why: Why::none(),
             signature: None,
+            shadowed: Vec::new(),
         };
         assert_eq!(e.credited(), Some(3));
         assert!(!e.approximate());

@@ -342,6 +342,7 @@ impl<'r> LogReplay<'r> {
                 why: Why::none(),
                 // Taken while the record is at hand: a loss record's verdict may come later.
                 signature: self.opts.signatures.then(|| signature(err)),
+                shadowed: Vec::new(),
             },
             matched,
             base_why: if err.truncated {

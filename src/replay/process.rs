@@ -559,6 +559,19 @@ fn finish(p: Pending, o: &Outcome, rules: &ToolRules, credits: &mut Credits) -> 
             *credits.uncertain.entry(set).or_default() += 1;
         }
     }
+    if o.surely_suppressed {
+        // A rule that surely matches yet is not among the possible winners is behind a
+        // rule that surely matches and is certainly ahead of it.
+        ev.shadowed = p
+            .matched
+            .cands
+            .yes
+            .iter()
+            .filter(|id| !o.possible.contains(id))
+            .map(|&id| rules.slot(id))
+            .collect();
+        ev.shadowed.sort_unstable();
+    }
     ev.possible = possible;
     ev.likely = o.likely.map(|id| rules.slot(id));
     ev.why = if ev.approximate() { why } else { Why::none() };

@@ -5,7 +5,7 @@
 use crate::date::Date;
 use crate::yaml::{self, Limits, Map, Node, ReadError, Value};
 
-use super::{Generated, Retired, RuleEntry, Seen, Sidecar, Source, VERSION};
+use super::{Generated, Retired, Review, RuleEntry, Seen, Sidecar, Source, VERSION};
 
 /// Why a sidecar could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -236,6 +236,18 @@ impl Cx {
             seen: self
                 .map(&m, "seen", &format!("{path}.seen"), rule)
                 .map(|s| self.seen(&s, &format!("{path}.seen"), rule)),
+            keep: self.string(&m, "keep", path, rule),
+            reviewed: self
+                .map(&m, "reviewed", &format!("{path}.reviewed"), rule)
+                .map(|r| {
+                    let at = format!("{path}.reviewed");
+                    Review {
+                        date: self.date(&r, "date", &at, rule),
+                        by: self.string(&r, "by", &at, rule),
+                        reason: self.string(&r, "reason", &at, rule),
+                        node: r.clone(),
+                    }
+                }),
             line: 0,
             node: m,
             notes: yaml::Notes::default(),

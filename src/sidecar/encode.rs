@@ -14,8 +14,8 @@ use crate::date::Date;
 use crate::yaml::{self, Entry, Item, Map, Node, Seq, Value};
 
 use super::{
-    GENERATED_KEYS, Generated, RETIRED_KEYS, RULE_KEYS, Retired, RuleEntry, SEEN_KEYS, SOURCE_KEYS,
-    Seen, Sidecar, Source, VERSION,
+    GENERATED_KEYS, Generated, RETIRED_KEYS, REVIEW_KEYS, RULE_KEYS, Retired, Review, RuleEntry,
+    SEEN_KEYS, SOURCE_KEYS, Seen, Sidecar, Source, VERSION,
 };
 
 /// Why a sidecar cannot be written.
@@ -216,6 +216,8 @@ pub(crate) fn rule_node(r: &RuleEntry) -> Map {
     put_str(&mut m, k, "tracking", r.tracking.as_ref());
     put_date(&mut m, k, "created", r.created);
     put_date(&mut m, k, "expires", r.expires);
+    put_str(&mut m, k, "keep", r.keep.as_ref());
+    put_map(&mut m, k, "reviewed", r.reviewed.as_ref().map(review_node));
     put_map(
         &mut m,
         k,
@@ -334,6 +336,18 @@ fn environment_map(old: Option<&Node>, env: &[(String, String)]) -> Option<Node>
         }
     }
     Some(Node::new(Value::Map(m)))
+}
+
+fn review_node(r: &Review) -> Map {
+    let mut m = r.node.clone();
+    if m.entries.is_empty() {
+        m.flow = true;
+    }
+    let k = &REVIEW_KEYS;
+    put_date(&mut m, k, "date", r.date);
+    put_str(&mut m, k, "by", r.by.as_ref());
+    put_str(&mut m, k, "reason", r.reason.as_ref());
+    m
 }
 
 fn seen_node(s: &Seen) -> Map {

@@ -83,11 +83,27 @@ pub struct RuleEntry {
     pub generated: Option<Generated>,
     /// Evidence of use (`prune`).
     pub seen: Option<Seen>,
+    /// `keep: REASON`: `prune` never removes the rule, whatever the logs say.
+    pub keep: Option<String>,
+    /// The last review (`renew`): when, by whom, why, and the `expires` it set.
+    pub reviewed: Option<Review>,
     /// The 1-based line of its key in the sidecar; 0 when not read from a file.
     pub line: u32,
     /// Its entry as read: unknown keys, comments.
     pub(crate) node: Map,
     pub(crate) notes: Notes,
+}
+
+/// `reviewed:` — the last time someone looked at a rule and kept it (`vgsupp renew`).
+#[derive(Debug, Clone, Default)]
+pub struct Review {
+    /// When.
+    pub date: Option<Date>,
+    /// Who.
+    pub by: Option<String>,
+    /// Why the rule stays.
+    pub reason: Option<String>,
+    pub(crate) node: Map,
 }
 
 /// `generated:` — how `gen` made a rule.
@@ -219,7 +235,7 @@ impl FromStr for Field {
 }
 
 /// Keys of a rule entry, in schema order.
-pub(crate) const RULE_KEYS: [&str; 9] = [
+pub(crate) const RULE_KEYS: [&str; 11] = [
     "fingerprint",
     "origin",
     "reason",
@@ -227,12 +243,15 @@ pub(crate) const RULE_KEYS: [&str; 9] = [
     "tracking",
     "created",
     "expires",
+    "keep",
+    "reviewed",
     "generated",
     "seen",
 ];
 pub(crate) const GENERATED_KEYS: [&str; 3] = ["tool", "from", "environment"];
 pub(crate) const SOURCE_KEYS: [&str; 5] = ["log", "sha256", "valgrind", "command", "errors"];
 pub(crate) const SEEN_KEYS: [&str; 4] = ["first", "last", "hits", "logs"];
+pub(crate) const REVIEW_KEYS: [&str; 3] = ["date", "by", "reason"];
 pub(crate) const RETIRED_KEYS: [&str; 2] = ["retired", "why"];
 pub(crate) const TOP_KEYS: [&str; 3] = ["version", "rules", "retired"];
 
@@ -275,6 +294,23 @@ impl Sidecar {
             notes: rule.notes,
         });
         true
+    }
+}
+
+impl Sidecar {
+    /// Record that rule `name` was removed from the suppression file on `on` for `why`:
+    /// its entry moves to `retired:` ([`Sidecar::retire`]), or, for a rule that had none,
+    /// a retired entry with only the date and the reason is added.
+    pub fn retire_removed(&mut self, name: &str, on: Date, why: &str) {
+        if !self.retire(name, on, why) {
+            self.retired.retain(|r| r.name != name);
+            self.retired.push(Retired {
+                name: name.to_owned(),
+                retired: Some(on),
+                why: Some(why.to_owned()),
+                ..Retired::default()
+            });
+        }
     }
 }
 

@@ -527,6 +527,7 @@ mod tests {
             likely: Some(1),
             why: Why::none(),
             signature: None,
+            shadowed: Vec::new(),
         };
         let mut rows = vec![base.clone()];
         let mut e = base.clone();
