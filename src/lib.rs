@@ -14,6 +14,7 @@
 pub mod config;
 pub mod date;
 pub mod diagnostic;
+pub mod evidence;
 pub mod gate;
 pub mod r#gen;
 pub mod lint;

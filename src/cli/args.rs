@@ -81,6 +81,12 @@ pub enum Command {
     /// keep), never on third-party noise; exit 2 when a log misses evidence (cut, killed,
     /// crashed). Reports for people, JSON, SARIF, JUnit, GitHub and GitLab.
     Gate(GateArgs),
+    /// Classify every rule from the evidence of logs (used, stale, unverifiable, shadowed,
+    /// expired); with --write, remove stale rules byte for byte and retire their
+    /// provenance.
+    Prune(PruneArgs),
+    /// Record a review of rules in their sidecar: a new `expires`, who, why and when.
+    Renew(RenewArgs),
     /// Run a command under Memcheck with what the verdicts need, keep its logs, and gate
     /// them (`vgsupp run -s SUPP --first-party GLOB -- python -m pytest tests/`).
     Run(RunArgs),
@@ -410,6 +416,71 @@ pub struct GateArgs {
     /// 12).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
     pub num_callers: Option<u32>,
+}
+
+/// `vgsupp prune`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  vgsupp prune third-party.supp --logs ci-logs/\n  vgsupp prune suppressions/ --logs cuda12/ --logs cuda13/ --logs cpu/ --write\n  vgsupp prune a.supp --logs logs/ --write --expired --format json\n\nStatuses: used (some log credits the rule, or may: hits..hits_max), stale (nothing matched it in logs that exercised what it targets: its tool ran, a leak search for a leak rule, an object matching each obj: pattern loaded, or for a rule without one the program its provenance names), unverifiable (no log exercised it with whole evidence: never removed), shadowed (it matches errors, but an earlier rule surely took each one), and expired (past `expires` in the sidecar). Logs recorded with the file (`-v` text, XML) give Valgrind's own counts; other logs are replayed, and a rule counts as absent from one only if no error hidden by other rules could have been its. Logs of several environments combine by intersection: a rule used in any is used.\n\nWithout --write nothing is written: the diff --write would apply is printed. --write removes stale rules (and, with --expired, expired ones) with the comment block above each, leaving every other byte as it is (checked by reloading the file as Valgrind does), moves their sidecar entries under `retired:` with the reason and date, and updates `seen:` of used rules; both files are replaced together. A rule whose sidecar entry says `keep: REASON` is never removed. Running it again changes nothing."
+)]
+pub struct PruneArgs {
+    /// Suppression files or directories of them.
+    #[arg(required = true, value_name = "SUPP")]
+    pub suppressions: Vec<PathBuf>,
+    /// Valgrind logs (text or XML, plain or gzip) or directories of logs (repeatable).
+    #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
+    pub logs: Vec<PathBuf>,
+    /// Remove the stale rules (and expired ones with --expired) and update the sidecars.
+    #[arg(long)]
+    pub write: bool,
+    /// Remove expired rules too (with --write; reported either way).
+    #[arg(long)]
+    pub expired: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = PruneFormat::Human)]
+    pub format: PruneFormat,
+    /// The Valgrind release whose loader reads the rules (default: the logs' release).
+    #[arg(long, value_name = "VERSION")]
+    pub valgrind: Option<String>,
+    /// Valgrind's --num-callers when the logs were recorded (default: as the logs say, or
+    /// 12).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub num_callers: Option<u32>,
+}
+
+/// How `prune` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PruneFormat {
+    /// One line per rule that is not used, a summary and the diff.
+    Human,
+    /// One JSON object (PRODUCT.md §2).
+    Json,
+}
+
+/// `vgsupp renew`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  vgsupp renew cuda-driver.Param.ioctl.cuInit --days 90 --reason 'still seen with driver 550' --owner @ml-infra\n\nThe rules are looked up by name in the suppression files of -s (default: `suppressions:` of vgsupp.yaml under the current directory). Each gets `expires:` today + DAYS and `reviewed: {date, by, reason}` in its sidecar (created when missing); --owner also sets `owner:`. A name found in no file, or in several, is refused and nothing is written."
+)]
+pub struct RenewArgs {
+    /// Rule names.
+    #[arg(required = true, value_name = "RULE")]
+    pub rules: Vec<String>,
+    /// Days from today until the rules expire again.
+    #[arg(long, required = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=36500))]
+    pub days: u32,
+    /// Why the rules stay.
+    #[arg(long, required = true, value_name = "TEXT")]
+    pub reason: String,
+    /// Who answers for them from now on (also recorded as the reviewer).
+    #[arg(long, value_name = "OWNER")]
+    pub owner: Option<String>,
+    /// Who reviewed them (default: --owner, else $USER).
+    #[arg(long, value_name = "WHO")]
+    pub by: Option<String>,
+    /// Suppression files or directories to look in.
+    #[arg(short = 's', long = "suppressions", value_name = "SUPP")]
+    pub suppressions: Vec<PathBuf>,
 }
 
 /// `vgsupp run`.

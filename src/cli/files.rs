@@ -6,6 +6,13 @@ use anyhow::{Context as _, Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use vgsupp::matcher::RuleFile;
 
+/// Where distributions install Valgrind's default.supp.
+pub const DEFAULT_SUPP: [&str; 3] = [
+    "/usr/libexec/valgrind/default.supp",
+    "/usr/lib/valgrind/default.supp",
+    "/usr/local/libexec/valgrind/default.supp",
+];
+
 /// File names taken from directories when no `--glob` is given.
 pub const DEFAULT_GLOBS: [&str; 2] = ["*.supp", "*.sup"];
 
@@ -200,6 +207,28 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
         .map_err(|e| e.error)
         .with_context(|| format!("cannot replace `{}`", path.display()))?;
     Ok(())
+}
+
+/// A unified diff (3 lines of context) of a file's change (`fmt`, `prune`); bytes that are not UTF-8 are
+/// shown lossily.
+pub fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    let (a, b) = if name.starts_with('/') {
+        (name.to_owned(), name.to_owned())
+    } else {
+        (format!("a/{name}"), format!("b/{name}"))
+    };
+    let mut s = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
 }
 
 #[cfg(test)]

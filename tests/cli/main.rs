@@ -29,6 +29,7 @@ mod objects;
 mod output;
 mod profiles;
 mod properties;
+mod prune;
 mod run;
 mod sidecar;
 mod trips;

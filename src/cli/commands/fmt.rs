@@ -38,7 +38,7 @@ pub fn run(args: &FmtArgs, settings: &Resolved, out: &Output) -> Result<Exit> {
             files::write_atomic(path, &formatted)?;
             out.status(&format!("formatted {name}"));
         } else {
-            out.stdout(&unified_diff(&name, &source, &formatted))?;
+            out.stdout(&files::unified_diff(&name, &source, &formatted))?;
             if args.check {
                 out.status(&format!("would reformat {name}"));
             }
@@ -62,28 +62,6 @@ fn summary(write: bool, changed: usize, total: usize) -> String {
     }
     let verb = if write { "formatted" } else { "would reformat" };
     format!("{verb} {changed} of {}", files(total))
-}
-
-/// A unified diff (3 lines of context) of a file's formatting; bytes that are not UTF-8 are
-/// shown lossily.
-fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
-    let old = String::from_utf8_lossy(old);
-    let new = String::from_utf8_lossy(new);
-    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-    let (a, b) = if name.starts_with('/') {
-        (name.to_owned(), name.to_owned())
-    } else {
-        (format!("a/{name}"), format!("b/{name}"))
-    };
-    let mut s = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&a, &b)
-        .to_string();
-    if !s.is_empty() && !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@ mod gate;
 mod r#gen;
 mod matching;
 mod profiles;
+mod prune;
+mod renew;
 mod run;
 mod verdicts;
 
@@ -71,6 +73,18 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             };
             let s = settings::resolve(&flags, config, &cwd, out);
             r#gen::run(&a, &s, out)
+        }
+        Command::Prune(a) => {
+            let flags = Layer {
+                valgrind: settings::version_flag(a.valgrind.as_ref())?,
+                ..Layer::default()
+            };
+            let s = settings::resolve(&flags, config, &cwd, out);
+            prune::run(&a, &s, out)
+        }
+        Command::Renew(a) => {
+            let s = settings::resolve(&Layer::default(), config, &cwd, out);
+            renew::run(&a, &s, out)
         }
         Command::Gate(a) => {
             let flags = Layer {

@@ -45,13 +45,6 @@ use vgsupp::supp::Version;
 
 use stream::{Halt, LIMITS, LogSink, Report, Stop, halt_on_write, stream};
 
-/// Where distributions install Valgrind's default.supp.
-const DEFAULT_SUPP: [&str; 3] = [
-    "/usr/libexec/valgrind/default.supp",
-    "/usr/lib/valgrind/default.supp",
-    "/usr/local/libexec/valgrind/default.supp",
-];
-
 /// What one worker gathers, summed at the end: the replay's totals and, for the human
 /// summary, the groups of errors not suppressed.
 #[derive(Debug, Default)]
@@ -93,7 +86,7 @@ pub fn run(args: &MatchArgs, out: &Output) -> Result<Exit> {
         // Valgrind loads default.supp after every --suppressions file (§1.9).
         let path = match &args.default_supp_path {
             Some(p) => p.clone(),
-            None => DEFAULT_SUPP
+            None => files::DEFAULT_SUPP
                 .iter()
                 .map(std::path::PathBuf::from)
                 .find(|p| p.is_file())
