@@ -11,6 +11,7 @@
 //!
 //! The library never prints or exits; the `vgsupp` binary's `cli` module does.
 
+pub mod catalogue;
 pub mod config;
 pub mod date;
 pub mod diagnostic;

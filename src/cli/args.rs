@@ -172,6 +172,15 @@ pub struct CheckArgs {
     /// Explain a diagnostic code (e.g. VS106) and exit.
     #[arg(long, value_name = "CODE")]
     pub explain: Option<String>,
+    /// A Valgrind log (file or directory, text or XML, gzip; repeatable) to judge the
+    /// rules by, as `vgsupp prune` does: stale (VS501), shadowed (VS502) and unverifiable
+    /// (VS503) rules.
+    #[arg(long, value_name = "PATH")]
+    pub logs: Vec<PathBuf>,
+    /// The project's own code (repeatable), as for `gen`: rules that match it are VS307.
+    /// Default: `first-party:` of vgsupp.yaml (not checked when neither says).
+    #[arg(long = "first-party", value_name = "GLOB")]
+    pub first_party: Vec<String>,
 }
 
 /// `--format` values of `check`.

@@ -10,37 +10,15 @@ pub mod source;
 
 use std::borrow::Cow;
 
-use crate::lint::registry::{self, RuleMeta};
+use crate::catalogue::{Lint, LintMeta};
 use crate::supp::Span;
 
 pub use source::Source;
 
-/// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Informational.
-    Info,
-    /// Probably wrong, but Valgrind loads the file.
-    Warning,
-    /// Valgrind refuses or crashes, or the rule can never work.
-    Error,
-}
-
-impl Severity {
-    /// Lower-case name.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Info => "info",
-            Self::Warning => "warning",
-            Self::Error => "error",
-        }
-    }
-}
+pub use crate::catalogue::Severity;
 
 /// What a diagnostic is an instance of, as every output format describes it: a lint of
-/// the catalogue (`VS201`, from [`registry::RULES`]) or a kind of Valgrind error
+/// the catalogue (`VS201`, from [`crate::catalogue`]) or a kind of Valgrind error
 /// (`memcheck/Addr`, [`crate::gate::kinds`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Code {
@@ -71,8 +49,8 @@ impl Code {
     }
 }
 
-impl From<&'static RuleMeta> for Code {
-    fn from(r: &'static RuleMeta) -> Self {
+impl From<&'static LintMeta> for Code {
+    fn from(r: &'static LintMeta) -> Self {
         Self {
             code: Cow::Borrowed(r.code),
             name: r.name,
@@ -184,10 +162,8 @@ impl Diagnostic {
     /// # Panics
     /// When `code` is not in the registry: codes are compile-time constants of this crate.
     #[must_use]
-    pub fn new(code: &str, file: &str, line: u32, column: u32, message: String) -> Self {
-        let rule =
-            registry::lookup(code).unwrap_or_else(|| panic!("unregistered rule code {code}"));
-        let mut d = Self::of(rule.into(), message);
+    pub fn new(lint: Lint, file: &str, line: u32, column: u32, message: String) -> Self {
+        let mut d = Self::of(lint.meta().into(), message);
         d.file = file.to_owned();
         d.line = line;
         d.display_line = line;

@@ -57,6 +57,9 @@ pub struct LogEvidence {
     pub suppression_files: Vec<Vec<u8>>,
     /// Objects the log shows loaded (`-v`'s `Reading syms from`) or in a frame, sorted.
     pub objects: Vec<Vec<u8>>,
+    /// Functions some frame of the log shows (any stack), sorted: a rule without `obj:`
+    /// patterns is exercised only where the functions it names ran.
+    pub functions: Vec<Vec<u8>>,
     /// Versions read from the objects' paths (driver, CUDA, Python, torch).
     pub environment: BTreeMap<String, String>,
     /// Memcheck searched for leaks: a loss record is shown, or the options do not say
@@ -115,6 +118,7 @@ type UsedKey = (Option<Vec<u8>>, Option<u32>, Vec<u8>);
 pub struct EvidenceSink {
     ev: LogEvidence,
     objects: BTreeSet<Vec<u8>>,
+    functions: std::collections::HashSet<Vec<u8>>,
     used: BTreeMap<UsedKey, u64>,
     /// Per process: `suppressed:` of its last summary, and whether it printed counts.
     suppressed: HashMap<Option<u32>, (u64, bool)>,
@@ -131,6 +135,7 @@ impl EvidenceSink {
                 ..LogEvidence::default()
             },
             objects: BTreeSet::new(),
+            functions: std::collections::HashSet::new(),
             used: BTreeMap::new(),
             suppressed: HashMap::new(),
             shadowed: BTreeMap::new(),
@@ -139,7 +144,7 @@ impl EvidenceSink {
 
     fn object(&mut self, path: &[u8]) {
         if !self.objects.contains(path) {
-            for (k, v) in crate::r#gen::provenance::environment(path) {
+            for (k, v) in crate::origin::environment::environment(path) {
                 self.ev.environment.entry(k).or_insert(v);
             }
             self.objects.insert(path.to_vec());
@@ -185,11 +190,22 @@ impl ReplaySink for EvidenceSink {
                 if e.leak.is_some() {
                     self.ev.leak_check = true;
                 }
-                let objs: Vec<Vec<u8>> = std::iter::once(&e.stack)
+                let mut objs: Vec<Vec<u8>> = Vec::new();
+                for f in std::iter::once(&e.stack)
                     .chain(e.aux.iter().map(|a| &a.stack))
                     .flat_map(|s| s.iter())
-                    .filter_map(|f| f.obj.map(<[u8]>::to_vec))
-                    .collect();
+                {
+                    if let Some(o) = f.obj
+                        && !self.objects.contains(o)
+                    {
+                        objs.push(o.to_vec());
+                    }
+                    if let Some(fun) = f.fun
+                        && !self.functions.contains(fun)
+                    {
+                        self.functions.insert(fun.to_vec());
+                    }
+                }
                 for o in objs {
                     self.object(&o);
                 }
@@ -234,6 +250,8 @@ impl ReplaySink for EvidenceSink {
             self.ev.tools.push(Tool::Memcheck);
         }
         self.ev.objects = self.objects.into_iter().collect();
+        self.ev.functions = self.functions.into_iter().collect();
+        self.ev.functions.sort_unstable();
         self.ev.used = self
             .used
             .into_iter()

@@ -107,31 +107,62 @@ pub fn variants(rules: &Rules) -> Vec<Vec<&Rule>> {
     out
 }
 
-/// Why a log does not exercise a rule (the first reason found), or `None` when it does.
-fn not_exercised(log: &LogEvidence, rule: &Rule, programs: &[String]) -> Option<String> {
+/// Whether a log shows a name a glob matches (objects or functions, sorted), memoised
+/// per log and glob: rules share their globs.
+struct Seen<'a> {
+    memo: HashMap<(usize, &'a [u8], bool), bool>,
+}
+
+impl<'a> Seen<'a> {
+    fn shows(&mut self, log: usize, names: &[Vec<u8>], glob: &'a [u8], object: bool) -> bool {
+        *self.memo.entry((log, glob, object)).or_insert_with(|| {
+            if glob.iter().any(|&b| b == b'*' || b == b'?') {
+                names.iter().any(|n| glob_match(glob, n))
+            } else {
+                names.binary_search_by(|n| n.as_slice().cmp(glob)).is_ok()
+            }
+        })
+    }
+}
+
+/// Why log `at` does not exercise a rule (the first reason found), or `None` when it does.
+fn not_exercised<'a>(
+    seen: &mut Seen<'a>,
+    at: usize,
+    log: &LogEvidence,
+    rule: &'a Rule,
+    programs: &[String],
+) -> Option<String> {
     if !log.tools.contains(&rule.tool) {
         return Some(format!("no log ran {}", rule.tool.supp_name()));
     }
     if rule.kind == b"Leak" && !log.leak_check {
         return Some("no log searched for leaks".to_owned());
     }
-    let objs: Vec<&[u8]> = rule
-        .frames
-        .iter()
-        .filter_map(|p| match p {
-            Pattern::Obj(g) => Some(g.as_bytes()),
-            _ => None,
-        })
-        .collect();
+    let globs = |object: bool| -> Vec<&'a [u8]> {
+        rule.frames
+            .iter()
+            .filter_map(|p| match p {
+                Pattern::Obj(g) if object => Some(g.as_bytes()),
+                Pattern::Fun(g) if !object => Some(g.as_bytes()),
+                _ => None,
+            })
+            .filter(|g| !g.iter().all(|&b| b == b'*'))
+            .collect()
+    };
+    let objs = globs(true);
     for g in &objs {
-        if !log.objects.iter().any(|o| glob_match(g, o)) {
+        if !seen.shows(at, &log.objects, g, true) {
             return Some(format!(
                 "no log loaded an object matching `{}`",
                 String::from_utf8_lossy(g)
             ));
         }
     }
-    if objs.is_empty() && !programs.is_empty() {
+    if !objs.is_empty() {
+        return None;
+    }
+    if !programs.is_empty() {
         let ran = log.commands.iter().any(|c| {
             let prog = c.split_whitespace().next().unwrap_or("");
             programs
@@ -141,25 +172,56 @@ fn not_exercised(log: &LogEvidence, rule: &Rule, programs: &[String]) -> Option<
         if !ran {
             return Some(format!("no log ran {}", programs.join(" or ")));
         }
+        return None;
+    }
+    // Neither objects nor a program: the code ran where a frame shows each function the
+    // rule names (a rule for another platform's functions is never judged here).
+    for g in globs(false) {
+        if !seen.shows(at, &log.functions, g, false) {
+            return Some(format!(
+                "no log shows a frame in a function matching `{}`",
+                String::from_utf8_lossy(g)
+            ));
+        }
     }
     None
 }
 
 /// What an exercising log shows of a rule's targets, for the reason of a stale rule.
 fn targets(rule: &Rule, programs: &[String]) -> String {
-    let objs: Vec<String> = rule
-        .frames
-        .iter()
-        .filter_map(|p| match p {
-            Pattern::Obj(g) => Some(format!("`{}`", String::from_utf8_lossy(g.as_bytes()))),
-            _ => None,
-        })
-        .collect();
+    let named = |object: bool| -> Vec<String> {
+        rule.frames
+            .iter()
+            .filter_map(|p| match p {
+                Pattern::Obj(g) if object => Some(g.as_bytes()),
+                Pattern::Fun(g) if !object => Some(g.as_bytes()),
+                _ => None,
+            })
+            .filter(|g| !g.iter().all(|&b| b == b'*'))
+            .map(|g| format!("`{}`", String::from_utf8_lossy(g)))
+            .fold(Vec::new(), |mut v: Vec<String>, g| {
+                if !v.contains(&g) {
+                    v.push(g);
+                }
+                v
+            })
+    };
+    // At most three names: the reason is one line.
+    let list = |v: &[String]| match v {
+        [a, b, c, _, ..] => format!("{a}, {b}, {c} and {} more", v.len() - 3),
+        [init @ .., last] if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+        _ => v.join(""),
+    };
+    let objs = named(true);
     if !objs.is_empty() {
-        return format!("loaded {}", objs.join(" and "));
+        return format!("loaded {}", list(&objs));
     }
     if !programs.is_empty() {
         return format!("ran {}", programs.join(" or "));
+    }
+    let funs = named(false);
+    if !funs.is_empty() {
+        return format!("ran {}", list(&funs));
     }
     if rule.kind == b"Leak" {
         return "searched for leaks".to_owned();
@@ -199,6 +261,9 @@ pub fn classify(
                 .collect()
         })
         .collect();
+    let mut seen = Seen {
+        memo: HashMap::new(),
+    };
     let mut out = Vec::with_capacity(rules.table.len());
     for (slot, info) in rules.table.iter().enumerate() {
         let m = meta.get(slot).unwrap_or(&none);
@@ -255,7 +320,7 @@ pub fn classify(
             }
             let reason = readings
                 .iter()
-                .map(|r| not_exercised(log, r, &m.programs))
+                .map(|r| not_exercised(&mut seen, i, log, r, &m.programs))
                 .try_fold(None::<String>, |first, r| match r {
                     None => Err(()),
                     Some(w) => Ok(first.or(Some(w))),
@@ -338,14 +403,14 @@ pub fn classify(
             };
         } else if let Some((n, by)) = c.shadowed {
             c.status = Status::Shadowed;
-            c.reason = format!(
-                "matches {n} errors, each surely taken by an earlier rule{}",
-                rules
-                    .table
-                    .get(by)
-                    .map(|_| format!(" ({})", rules.describe(by)))
-                    .unwrap_or_default()
-            );
+            let errors = if n == 1 { "error" } else { "errors" };
+            c.reason = match rules.table.get(by) {
+                Some(_) => format!(
+                    "matches {n} {errors}, each surely taken first by {}",
+                    rules.describe(by)
+                ),
+                None => format!("matches {n} {errors}, each surely taken first by another rule"),
+            };
         } else if c.logs_absent > 0 {
             c.status = Status::Stale;
             let what = readings

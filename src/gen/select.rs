@@ -407,6 +407,48 @@ fn dedup(
             }
         }
     }
+    // The covers the buckets miss (a wider rule's `...` between the frames a narrower one
+    // names in a row): survivors of one tool and kind compared pairwise — there are few.
+    // Of two rules that cover each other the first stays.
+    let shape = |id: u32| &table.cands[id as usize].shape;
+    let mut by_kind: FxHashMap<(Tool, &str), Vec<usize>> = FxHashMap::default();
+    for (i, (id, _)) in survivors.iter().enumerate() {
+        let s = shape(*id);
+        by_kind
+            .entry((s.tool, s.kind.as_str()))
+            .or_default()
+            .push(i);
+    }
+    let mut gone: FxHashMap<u32, u32> = FxHashMap::default();
+    for group in by_kind.values() {
+        for &j in group {
+            let (b, bk) = survivors[j];
+            let wider = group.iter().find(|&&i| {
+                let (a, ak) = survivors[i];
+                i != j
+                    && !gone.contains_key(&a)
+                    && covers(shape(a), ak, shape(b), bk)
+                    && (i < j || !covers(shape(b), bk, shape(a), ak))
+            });
+            if let Some(&i) = wider {
+                gone.insert(b, survivors[i].0);
+            }
+        }
+    }
+    if !gone.is_empty() {
+        let last = |mut id: u32| {
+            while let Some(&w) = gone.get(&id) {
+                id = w;
+            }
+            id
+        };
+        for o in owner.values_mut() {
+            if let Owner::Cand(s) = o {
+                *s = last(*s);
+            }
+        }
+        survivors.retain(|(id, _)| !gone.contains_key(id));
+    }
     (survivors, owner)
 }
 

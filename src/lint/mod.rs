@@ -2,14 +2,15 @@
 //! silently ignores (`VS2xx`, [`rules`]) and style (`VS9xx`); a file against its sidecar
 //! (`VS4xx`, [`provenance`]); the severities a project sets ([`severity`]).
 
+pub mod maintenance;
 pub mod pipeline;
 pub mod provenance;
-pub mod registry;
 pub mod rules;
 pub mod severity;
 
 use std::collections::BTreeMap;
 
+use crate::catalogue::Lint;
 use crate::diagnostic::Diagnostic;
 use crate::supp::binary;
 use crate::supp::kinds::{self, Tool, Version};
@@ -106,24 +107,24 @@ pub fn check_source(name: &str, source: Vec<u8>, opts: &CheckOptions) -> FileChe
 
 /// The code of the rule that reports a loader problem.
 #[must_use]
-pub const fn code_for(error: LoadError) -> &'static str {
+pub const fn code_for(error: LoadError) -> Lint {
     match error {
-        LoadError::ExpectedOpenBrace => "VS101",
-        LoadError::UnexpectedCloseBrace => "VS102",
-        LoadError::EofExpectingTool => "VS103",
-        LoadError::MalformedToolLine => "VS104",
-        LoadError::UnknownCoreKind => "VS105",
-        LoadError::UnknownToolKind => "VS106",
-        LoadError::EofWhenSkipping => "VS107",
-        LoadError::BadExtra => "VS108",
-        LoadError::EofInStackTrace => "VS109",
-        LoadError::MissingStackTrace => "VS110",
-        LoadError::TooManyCallers => "VS111",
-        LoadError::BadLocation => "VS112",
-        LoadError::OnlyEllipsis => "VS113",
-        LoadError::FishyWithoutExtra => "VS114",
-        LoadError::FreeMemLock => "VS115",
-        LoadError::LineTooLong => "VS116",
+        LoadError::ExpectedOpenBrace => Lint::ExpectedOpenBrace,
+        LoadError::UnexpectedCloseBrace => Lint::UnexpectedCloseBrace,
+        LoadError::EofExpectingTool => Lint::EofExpectingTool,
+        LoadError::MalformedToolLine => Lint::MalformedToolLine,
+        LoadError::UnknownCoreKind => Lint::UnknownCoreKind,
+        LoadError::UnknownToolKind => Lint::UnknownToolKind,
+        LoadError::EofWhenSkipping => Lint::EofWhenSkipping,
+        LoadError::BadExtra => Lint::BadExtraLine,
+        LoadError::EofInStackTrace => Lint::EofInStackTrace,
+        LoadError::MissingStackTrace => Lint::MissingStackTrace,
+        LoadError::TooManyCallers => Lint::TooManyCallers,
+        LoadError::BadLocation => Lint::BadLocationLine,
+        LoadError::OnlyEllipsis => Lint::OnlyWildcardFrames,
+        LoadError::FishyWithoutExtra => Lint::FishyValueWithoutExtra,
+        LoadError::FreeMemLock => Lint::HelgrindFreeMemLock,
+        LoadError::LineTooLong => Lint::LineTooLong,
     }
 }
 
@@ -310,7 +311,7 @@ fn style_diagnostics(name: &str, file: &SuppFile) -> Option<Diagnostic> {
         u32::try_from(memchr::memchr_iter(b'\n', &src[..first_diff.min(src.len())]).count() + 1)
             .unwrap_or(u32::MAX);
     let mut d = Diagnostic::new(
-        "VS901",
+        Lint::NotFormatted,
         name,
         line,
         1,
@@ -337,7 +338,7 @@ fn attach_record_names(file: &SuppFile, diagnostics: &mut [Diagnostic]) {
         .collect();
     for d in diagnostics
         .iter_mut()
-        .filter(|d| d.record.is_none() && d.rule.code != "VS901")
+        .filter(|d| d.record.is_none() && d.rule.code != Lint::NotFormatted.code())
     {
         let idx = ranges.partition_point(|r| r.1 < d.display_line);
         if let Some((_, _, name)) = ranges.get(idx).filter(|r| r.0 <= d.display_line) {

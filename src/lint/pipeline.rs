@@ -4,10 +4,12 @@
 //! severities applied. The caller reads the files (and the clock, for expiry); nothing
 //! here does I/O.
 
-use crate::diagnostic::Report;
+use crate::diagnostic::{Diagnostic, Report};
+use crate::lint::maintenance;
 use crate::lint::provenance::{self, Pair, ProvenanceOptions};
 use crate::lint::severity::Severities;
 use crate::lint::{CheckOptions, check_source};
+use crate::origin::PathGlobs;
 use crate::sidecar::decode;
 
 /// One suppression file to check.
@@ -33,6 +35,11 @@ pub struct Checks {
     /// Keep each file's text in the report (the human excerpt and SARIF's columns need
     /// it; JSON does not).
     pub keep_sources: bool,
+    /// The project's own code, for `VS307` (`None`: not checked).
+    pub first_party: Option<PathGlobs>,
+    /// Findings made elsewhere about the files' rules (`VS5xx`, from logs), shown among
+    /// each file's others.
+    pub extra: Vec<Diagnostic>,
 }
 
 /// Check every file of `inputs`, in order.
@@ -43,11 +50,15 @@ pub fn check_files(
     checks: &Checks,
 ) -> Report {
     let mut report = Report::default();
+    let mut set: Vec<(String, Vec<u8>)> = Vec::new();
+    // Per file: its own findings, then its sidecar's.
+    let mut found: Vec<(Vec<Diagnostic>, Vec<Diagnostic>)> = Vec::new();
     for input in inputs {
         let checked = check_source(&input.name, input.source, opts);
+        set.push((input.name.clone(), checked.file.source.clone()));
         report.files += 1;
         report.rules += checked.file.records().count();
-        report.diagnostics.extend(checked.diagnostics);
+        let mut side = Vec::new();
         if let (Some((side_name, bytes)), Some(popts)) = (input.sidecar, &checks.provenance) {
             let decoded = decode(&bytes);
             let pair = Pair {
@@ -57,16 +68,29 @@ pub fn check_files(
                 sidecar_source: &bytes,
                 sidecar: decoded.as_ref(),
             };
-            report.diagnostics.extend(provenance::check(&pair, popts));
+            side = provenance::check(&pair, popts);
             if checks.keep_sources {
                 report.sources.insert(side_name, bytes.into());
             }
         }
+        found.push((checked.diagnostics, side));
         if checks.keep_sources {
             report
                 .sources
                 .insert(input.name, checked.file.source.into());
         }
+    }
+    // The set's maintenance (`VS3xx`), each finding among its file's others.
+    let maintained = maintenance::check_set(&set, opts, checks.first_party.as_ref());
+    for d in maintained.into_iter().chain(checks.extra.iter().cloned()) {
+        if let Some(i) = set.iter().position(|(n, _)| *n == d.file) {
+            found[i].0.push(d);
+        }
+    }
+    for (mut own, side) in found {
+        own.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        report.diagnostics.extend(own);
+        report.diagnostics.extend(side);
     }
     checks.severities.apply(&mut report.diagnostics);
     report
@@ -88,7 +112,7 @@ mod tests {
 
     #[test]
     fn files_sidecars_and_severities_in_one_report() {
-        let rule = "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n";
+        let rule = "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n";
         let popts = ProvenanceOptions {
             today: "2026-12-03".parse::<Date>().expect("date"),
             expiring_within: 14,

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::catalogue::Lint;
 use crate::date::Date;
 use crate::diagnostic::Diagnostic;
 use crate::sidecar::decode::{Decoded, ProblemKind, SidecarError};
@@ -59,7 +60,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
         Err(e) => {
             let line = e.line();
             let column = first_column(pair.sidecar_source, line);
-            let mut d = Diagnostic::new("VS407", side, line, column, e.reason());
+            let mut d = Diagnostic::new(Lint::UnreadableSidecar, side, line, column, e.reason());
             d.help = Some("nothing else in the sidecar is checked until it reads".to_owned());
             return vec![d];
         }
@@ -68,7 +69,13 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
         .problems
         .iter()
         .map(|p| {
-            let mut d = Diagnostic::new("VS408", side, p.line, 1, p.kind.to_string());
+            let mut d = Diagnostic::new(
+                Lint::InvalidSidecarValue,
+                side,
+                p.line,
+                1,
+                p.kind.to_string(),
+            );
             d.record.clone_from(&p.rule);
             d
         })
@@ -99,7 +106,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
     for (name, (line, _)) in &records {
         if sidecar.rule(name).is_none() {
             let mut d = Diagnostic::new(
-                "VS401",
+                Lint::NoProvenance,
                 pair.supp_name,
                 *line,
                 4,
@@ -112,7 +119,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
     }
     for rule in &sidecar.rules {
         let at = |field: &str| rule_line(rule, field);
-        let mut push = |code: &str, line: u32, message: String, help: Option<String>| {
+        let mut push = |code: Lint, line: u32, message: String, help: Option<String>| {
             let mut d = Diagnostic::new(code, side, line, 1, message);
             d.record = Some(rule.name.clone());
             d.help = help;
@@ -120,7 +127,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
         };
         let Some((_, fingerprints)) = records.get(&rule.name) else {
             push(
-                "VS402",
+                Lint::OrphanProvenance,
                 rule.line,
                 format!("`{}` is not a rule of {}", rule.name, pair.supp_name),
                 Some("rename the entry, or move it under `retired:`".to_owned()),
@@ -131,7 +138,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
             let days = opts.today.days_until(expires);
             if days < 0 {
                 push(
-                    "VS403",
+                    Lint::Expired,
                     at("expires"),
                     format!("rule `{}` expired on {expires} ({} ago)", rule.name, plural(-days)),
                     Some("check that it still hides only third-party noise, then move `expires` forward, or delete the rule".to_owned()),
@@ -142,7 +149,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
                     d => format!("in {}", plural(d)),
                 };
                 push(
-                    "VS404",
+                    Lint::ExpiringSoon,
                     at("expires"),
                     format!("rule `{}` expires on {expires} ({when})", rule.name),
                     None,
@@ -156,7 +163,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
             if !matching {
                 let now: Vec<&str> = fingerprints.iter().map(String::as_str).collect();
                 push(
-                    "VS405",
+                    Lint::FingerprintDrift,
                     at("fingerprint"),
                     format!(
                         "rule `{}` changed since its provenance was recorded (fingerprint {recorded}, now {})",
@@ -178,7 +185,7 @@ pub fn check(pair: &Pair<'_>, opts: &ProvenanceOptions) -> Vec<Diagnostic> {
             .collect();
         if !missing.is_empty() {
             push(
-                "VS406",
+                Lint::MissingSidecarField,
                 rule.line,
                 format!(
                     "rule `{}` has no {}",

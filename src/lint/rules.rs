@@ -1,6 +1,7 @@
 //! `VS2xx`: what Valgrind silently ignores or can never match (PRODUCT.md §6,
 //! valgrind-semantics.md §7.2). Each check walks the lossless model.
 
+use crate::catalogue::Lint;
 use crate::diagnostic::Diagnostic;
 use crate::lint::CheckOptions;
 use crate::supp::kinds::{self, ERRORLESS_TOOLS, Tool};
@@ -18,7 +19,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn at(
         &mut self,
-        code: &str,
+        code: Lint,
         line: &PhysLine,
         span: Span,
         message: String,
@@ -73,7 +74,7 @@ fn check_record(cx: &mut Ctx<'_>, record: &Record) {
     }
     if reads.contains(&Tool::Memcheck) && kind_text == b"CoreMem" {
         cx.at(
-            "VS208",
+            Lint::CoreMemNeverMatches,
             &tool_line,
             kind,
             "`Memcheck:CoreMem` is accepted but can never match".to_owned(),
@@ -94,7 +95,7 @@ fn check_record(cx: &mut Ctx<'_>, record: &Record) {
             && (cx.opts.num_callers as usize) < crate::supp::loader::DEEPEST_BACKTRACE
         {
             cx.at(
-                "VS213",
+                Lint::FramesBeyondNumCallers,
                 &rl.line,
                 rl.line.text,
                 format!("frames from here on are beyond --num-callers={} and dropped by Valgrind at load time", cx.opts.num_callers),
@@ -127,7 +128,7 @@ fn missing_name(cx: &mut Ctx<'_>, record: &Record, tool_line: PhysLine) -> bool 
     let frame_as_tool = syntax::frame(tool_text, 0).is_some();
     if looks_like_kind_line && frame_as_tool {
         cx.at(
-            "VS203",
+            Lint::MissingName,
             &name_rl.line,
             name_rl.line.text,
             format!(
@@ -158,7 +159,7 @@ fn tool_list(cx: &mut Ctx<'_>, line: &PhysLine, tools: Span, list: &[u8]) {
         {
             if !kinds::tool_name_present(entry, list) {
                 cx.at(
-                    "VS202",
+                    Lint::ToolNeverRecognised,
                     line,
                     span,
                     format!("`{shown}` is never recognised: an earlier entry contains `{}`, and Valgrind looks only at the first occurrence", tool.supp_name()),
@@ -179,13 +180,13 @@ fn tool_list(cx: &mut Ctx<'_>, line: &PhysLine, tools: Span, list: &[u8]) {
                         "`core:` was replaced by `CoreError:` in Valgrind 3.23; {v} skips this record"
                     )
                 };
-                cx.at("VS210", line, span, msg, None);
+                cx.at(Lint::CoreKindNotInVersion, line, span, msg, None);
             }
             continue;
         }
         if ERRORLESS_TOOLS.iter().any(|t| t.as_bytes() == entry) {
             cx.at(
-                "VS201",
+                Lint::UnknownTool,
                 line,
                 span,
                 format!("tool `{shown}` reads no suppression files"),
@@ -204,7 +205,7 @@ fn tool_list(cx: &mut Ctx<'_>, line: &PhysLine, tools: Span, list: &[u8]) {
             )
         });
         cx.at(
-            "VS201",
+            Lint::UnknownTool,
             line,
             span,
             format!("unknown tool `{shown}`: Valgrind silently skips it"),
@@ -225,16 +226,16 @@ fn extra_checks(cx: &mut Ctx<'_>, line: &PhysLine, extra: Extra) {
                 "Param string `{}` is compared exactly: `*` and `?` are not wildcards here",
                 cx.lossy(s)
             );
-            cx.at("VS207", line, s, msg, None);
+            cx.at(Lint::WildcardInExtra, line, s, msg, None);
         }
         Extra::Fishy(Some(f))
             if has_wildcard(f.function.slice(cx.src)) || has_wildcard(f.argument.slice(cx.src)) =>
         {
-            cx.at("VS207", line, line.text, "FishyValue function and argument are compared exactly: `*` and `?` are not wildcards here".to_owned(), None);
+            cx.at(Lint::WildcardInExtra, line, line.text, "FishyValue function and argument are compared exactly: `*` and `?` are not wildcards here".to_owned(), None);
         }
         Extra::LeakKinds(lk) if lk.set.is_some_and(|s| s.none) => {
             cx.at(
-                "VS209",
+                Lint::LeakKindsNone,
                 line,
                 lk.list,
                 "`match-leak-kinds: none` never matches anything".to_owned(),
@@ -256,7 +257,7 @@ fn frame_checks(cx: &mut Ctx<'_>, line: &PhysLine, frame: Frame) {
     let text = lines::c_str(pat.slice(cx.src));
     if text.first().is_some_and(|b| lines::is_space(*b)) {
         cx.at(
-            "VS204",
+            Lint::SpaceAfterColon,
             line,
             pat,
             format!("`{what}:` pattern starts with whitespace, which is part of the pattern"),
@@ -272,7 +273,7 @@ fn frame_checks(cx: &mut Ctx<'_>, line: &PhysLine, frame: Frame) {
     {
         let span = Span::new(pat.start + pos, pat.start + text.len());
         cx.at(
-            "VS205",
+            Lint::TrailingComment,
             line,
             span,
             "Valgrind has no trailing comments: this text is part of the pattern".to_owned(),
@@ -283,7 +284,7 @@ fn frame_checks(cx: &mut Ctx<'_>, line: &PhysLine, frame: Frame) {
     match frame {
         Frame::Obj(_) if !text.starts_with(b"/") && !text.starts_with(b"*") && text != b"???" => {
             cx.at(
-                "VS206",
+                Lint::ObjNotAPath,
                 line,
                 pat,
                 format!(
@@ -295,7 +296,7 @@ fn frame_checks(cx: &mut Ctx<'_>, line: &PhysLine, frame: Frame) {
         }
         Frame::Fun(_) if looks_demangled(text) => {
             cx.at(
-                "VS211",
+                Lint::DemangledName,
                 line,
                 pat,
                 "`fun:` patterns match mangled names; this looks demangled".to_owned(),
@@ -307,7 +308,7 @@ fn frame_checks(cx: &mut Ctx<'_>, line: &PhysLine, frame: Frame) {
         }
         Frame::Src { .. } if text.contains(&b'/') => {
             cx.at(
-                "VS212",
+                Lint::SrcWithDirectory,
                 line,
                 pat,
                 "`src:` compares only the file name, never a directory".to_owned(),

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::catalogue::{self as registry, LintMeta as RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::registry::{self, RuleMeta};
 
 /// A configured level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,9 +124,27 @@ mod tests {
             Err(SeverityError::UnknownCode("VS999".into()))
         );
         let mut ds = vec![
-            Diagnostic::new("VS203", "a", 1, 1, String::new()),
-            Diagnostic::new("VS901", "a", 1, 1, String::new()),
-            Diagnostic::new("VS201", "a", 1, 1, String::new()),
+            Diagnostic::new(
+                crate::catalogue::Lint::MissingName,
+                "a",
+                1,
+                1,
+                String::new(),
+            ),
+            Diagnostic::new(
+                crate::catalogue::Lint::NotFormatted,
+                "a",
+                1,
+                1,
+                String::new(),
+            ),
+            Diagnostic::new(
+                crate::catalogue::Lint::UnknownTool,
+                "a",
+                1,
+                1,
+                String::new(),
+            ),
         ];
         s.apply(&mut ds);
         let got: Vec<(&str, Severity)> = ds.iter().map(|d| (&*d.rule.code, d.severity)).collect();

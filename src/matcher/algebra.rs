@@ -303,4 +303,69 @@ mod tests {
             &s(&["obj:/lib/libc.so.6", "..."])
         ));
     }
+
+    /// A frame pattern over a tiny alphabet, so that globs often meet and cover.
+    fn pat() -> impl proptest::strategy::Strategy<Value = (u8, String)> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just((0u8, String::new())),
+            "[ab*?]{1,3}".prop_map(|s| (1u8, s)),
+            "[ab*]{1,3}".prop_map(|s| (2u8, s)),
+        ]
+    }
+
+    fn compiled(p: &[(u8, String)]) -> Vec<Pattern> {
+        use crate::matcher::wildcard::Glob;
+        p.iter()
+            .map(|(k, g)| match k {
+                0 => Pattern::Ellipsis,
+                1 => Pattern::Fun(Glob::new(g.as_bytes())),
+                _ => Pattern::Obj(Glob::new(g.as_bytes())),
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Whenever one pattern is said to cover another, every stack the second matches
+        /// the first matches too; whenever two are said not to meet, no stack matches
+        /// both (checked with the matcher on concrete stacks).
+        #[test]
+        fn covers_and_meets_agree_with_the_matcher(
+            a in proptest::collection::vec(pat(), 0..4),
+            b in proptest::collection::vec(pat(), 0..4),
+            stacks in proptest::collection::vec(
+                proptest::collection::vec(("[ab]{1,2}", "[ab]{1,2}"), 0..5),
+                1..16,
+            ),
+        ) {
+            use crate::matcher::input::{InputFrame, Known, SrcInfo};
+            use crate::matcher::stack::stack_matches;
+            use crate::matcher::{MatchInput, Truth};
+            let (ca, cb) = (compiled(&a), compiled(&b));
+            let (pa, pb): (Vec<P<'_>>, Vec<P<'_>>) =
+                (ca.iter().map(P::from).collect(), cb.iter().map(P::from).collect());
+            let covers = stack_covers(&pa, &pb);
+            let meet = stacks_meet(&pa, &pb);
+            for s in stacks {
+                let input = MatchInput {
+                    frames: s
+                        .iter()
+                        .map(|(f, o)| InputFrame {
+                            fun: Known::Yes(f.clone().into_bytes()),
+                            obj: Known::Yes(o.clone().into_bytes()),
+                            src: Known::Yes(SrcInfo::None),
+                        })
+                        .collect(),
+                    ..MatchInput::default()
+                };
+                let (ma, mb) = (stack_matches(&ca, &input), stack_matches(&cb, &input));
+                if covers && mb == Truth::Yes {
+                    proptest::prop_assert_eq!(ma, Truth::Yes, "{:?} covers {:?}", a, b);
+                }
+                if ma == Truth::Yes && mb == Truth::Yes {
+                    proptest::prop_assert!(meet, "{:?} and {:?} both match {:?}", a, b, s);
+                }
+            }
+        }
+    }
 }

@@ -10,6 +10,7 @@
 //! No I/O: the callers read logs and configuration and hand over what a frame shows.
 
 pub mod classify;
+pub mod environment;
 pub mod glob;
 pub mod profile;
 

@@ -358,7 +358,7 @@ fn no_color_by_default_when_piped() {
 /// `docs/rules/` is generated from the registry; regenerate with `UPDATE_RULE_DOCS=1`.
 #[test]
 fn rule_docs_are_current() {
-    use vgsupp::lint::registry::{RULES, render_doc, render_index};
+    use vgsupp::catalogue::{RULES, render_doc, render_index};
     let dir = repo("docs/rules");
     let mut expected = vec![("README.md".to_owned(), render_index())];
     expected.extend(

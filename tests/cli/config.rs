@@ -119,12 +119,12 @@ fn suppression_globs_from_the_config_walk_directories() {
     write(
         d,
         "rules/a.vgs",
-        "  {\n  r\n  Memcheck:Leak\n  fun:malloc\n  }\n",
+        "  {\n  r\n  Memcheck:Leak\n  match-leak-kinds: reachable\n  fun:malloc\n  }\n",
     );
     write(
         d,
         "rules/b.supp",
-        "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n",
+        "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n",
     );
     let files = |out: &str| {
         let v: serde_json::Value = serde_json::from_str(out).expect("JSON");
@@ -156,7 +156,11 @@ fn suppression_globs_from_the_config_walk_directories() {
 fn lint_severities_from_the_config() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    write(d, "a.supp", "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n");
+    write(
+        d,
+        "a.supp",
+        "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n",
+    );
     write(
         d,
         "a.supp.yaml",
@@ -202,7 +206,11 @@ fn lint_severities_from_the_config() {
 fn sidecar_settings_from_config_and_flags() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    write(d, "a.supp", "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n");
+    write(
+        d,
+        "a.supp",
+        "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n",
+    );
     write(
         d,
         "a.supp.yaml",
@@ -236,7 +244,11 @@ fn sidecar_settings_from_config_and_flags() {
 fn unknown_config_keys_warn_and_bad_values_stop() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    write(d, "a.supp", "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n");
+    write(
+        d,
+        "a.supp",
+        "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n",
+    );
     write(d, "vgsupp.yaml", "valgrnd: \"3.19\"\n");
     let (code, _, err) = run(d, &["check"]);
     assert_eq!(code, 0);
@@ -296,13 +308,21 @@ fn match_takes_the_target_release_from_the_config_unless_flagged() {
 fn check_reports_an_unreadable_sidecar_and_goes_on() {
     let tmp = tempfile::tempdir().expect("tmp");
     let d = tmp.path();
-    write(d, "a.supp", "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n");
+    write(
+        d,
+        "a.supp",
+        "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n",
+    );
     let bomb = format!(
         "version: 1\nrules:\n  r: &a [{}]\n  s: [*a, *a]\n",
         ["x"; 10].join(", ")
     );
     write(d, "a.supp.yaml", &bomb);
-    write(d, "b.supp", "{\n   s\n   Memcheck:Leak\n   fun:malloc\n}\n");
+    write(
+        d,
+        "b.supp",
+        "{\n   s\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:calloc\n}\n",
+    );
     let (code, out, _) = run(d, &["--color", "never", "check"]);
     assert_eq!(code, 1);
     assert!(

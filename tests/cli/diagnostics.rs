@@ -1,11 +1,11 @@
 //! The human output of `vgsupp check` for every diagnostic code: one minimal input per code
-//! in `src/lint/registry.rs` (with a sidecar for `VS4xx`), snapshotted per family (`VS1xx`,
-//! `VS2xx`, `VS4xx`, `VS9xx`). Adding a code to the registry without a case here fails
+//! in `src/catalogue/` (with a sidecar for `VS4xx`, a small program's log for `VS5xx`),
+//! snapshotted per family (`VS1xx`, `VS2xx`, `VS3xx`, `VS4xx`, `VS5xx`, `VS9xx`). Adding a code to the registry without a case here fails
 //! `every_code_has_a_case`. Today is 2026-06-01 (`VGSUPP_TODAY`).
 
 use std::collections::BTreeSet;
 
-use vgsupp::lint::registry::RULES;
+use vgsupp::catalogue::RULES;
 
 use crate::common::vgsupp;
 
@@ -34,6 +34,22 @@ fn provenance(code: &'static str, sidecar: &str) -> Case {
         args: &[],
         source: RULE_R.to_owned(),
         sidecar: Some(sidecar.to_owned()),
+    }
+}
+
+/// A `VS5xx` case: the rules judged by a small program's log (`tests/data/logs/prune/`).
+fn with_logs(code: &'static str, source: &str) -> Case {
+    let log = crate::common::repo("tests/data/logs/prune/app.xml");
+    let args: Vec<&'static str> = vec![
+        "--no-style",
+        "--logs",
+        Box::leak(log.display().to_string().into_boxed_str()),
+    ];
+    Case {
+        code,
+        args: Box::leak(args.into_boxed_slice()),
+        source: source.to_owned(),
+        sidecar: None,
     }
 }
 
@@ -202,6 +218,54 @@ fn cases() -> Vec<Case> {
             "version: 1\nrules:\n  r:\n    reason: why\n    expires: end of March\n",
         ),
         case(
+            "VS301",
+            style,
+            "{\n   <insert_a_suppression_name_here>\n   Memcheck:Cond\n   obj:*/libfoo.so\n}\n",
+        ),
+        case(
+            "VS302",
+            style,
+            "{\n   r\n   Memcheck:Cond\n   obj:*/liba.so\n}\n\n{\n   r\n   Memcheck:Cond\n   obj:*/libb.so\n}\n",
+        ),
+        case(
+            "VS303",
+            style,
+            "{\n   a\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n\n{\n   b\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n",
+        ),
+        case(
+            "VS304",
+            style,
+            "{\n   wide\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n   ...\n}\n\n{\n   narrow\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n   fun:strdup\n}\n",
+        ),
+        case(
+            "VS305",
+            style,
+            "{\n   everything-in-libfoo\n   Memcheck:Addr4\n   ...\n   obj:*/libfoo.so\n}\n",
+        ),
+        case(
+            "VS306",
+            style,
+            "{\n   cuda\n   Memcheck:Cond\n   obj:/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05\n}\n",
+        ),
+        Case {
+            code: "VS307",
+            args: &["--no-style", "--first-party", "libmy_ext*"],
+            source: "{\n   mine\n   Memcheck:Cond\n   obj:*/libmy_ext.so\n}\n".to_owned(),
+            sidecar: None,
+        },
+        with_logs(
+            "VS501",
+            "{\n   libfoo-old-double-free\n   Memcheck:Free\n   fun:free\n   obj:*/libfoo.so\n}\n",
+        ),
+        with_logs(
+            "VS502",
+            "{\n   narrow\n   Memcheck:Cond\n   fun:foo_cond\n   fun:main\n}\n\n{\n   wide\n   Memcheck:Cond\n   obj:*/libfoo.so\n}\n",
+        ),
+        with_logs(
+            "VS503",
+            "{\n   bar\n   Memcheck:Addr4\n   obj:*/libbar.so\n}\n",
+        ),
+        case(
             "VS901",
             &[],
             "  {\n  r\n  Memcheck:Leak\n  fun:malloc\n  }\n",
@@ -220,7 +284,7 @@ fn every_code_has_a_case() {
     );
     assert_eq!(
         registered, covered,
-        "every code in src/lint/registry.rs needs a case in tests/cli/diagnostics.rs (and only those)"
+        "every code in src/catalogue/ needs a case in tests/cli/diagnostics.rs (and only those)"
     );
 }
 
@@ -292,6 +356,18 @@ fn human_output_vs2xx() {
 }
 
 #[test]
+fn human_output_vs3xx() {
+    insta::assert_snapshot!(family("VS3"));
+}
+
+#[test]
+fn human_output_vs5xx() {
+    // The log's path is this checkout's: shown as `LOG`.
+    let log = crate::common::repo("tests/data/logs/prune/app.xml");
+    insta::assert_snapshot!(family("VS5").replace(&log.display().to_string(), "LOG"));
+}
+
+#[test]
 fn human_output_vs4xx() {
     insta::assert_snapshot!(family("VS4"));
 }
@@ -304,9 +380,9 @@ fn human_output_vs9xx() {
 /// Every registered code belongs to a snapshotted family.
 #[test]
 fn families_cover_the_registry() {
-    for r in RULES {
+    for r in &RULES {
         assert!(
-            ["VS1", "VS2", "VS4", "VS9"]
+            ["VS1", "VS2", "VS3", "VS4", "VS5", "VS9"]
                 .iter()
                 .any(|f| r.code.starts_with(f)),
             "{}: add a snapshot family for it in tests/cli/diagnostics.rs",

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use vgsupp::lint::registry::RULES;
+use vgsupp::catalogue::RULES;
 use vgsupp::lint::{CheckOptions, check_source};
 use vgsupp::supp::{Tool, Version};
 

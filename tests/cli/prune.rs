@@ -389,3 +389,68 @@ fn prune_judges_planted_rules_and_writes_only_the_stale_ones() {
         "{side}"
     );
 }
+
+/// The corpus files against the `import torch` recording (`tests/data/logs/torch/`): no
+/// rule the real Valgrind credited on that program is called stale. Valgrind's own counts
+/// were recorded by `scripts/record-corpus-counts.sh` (every corpus file Valgrind loads,
+/// given at once to the same run) into `corpus-counts.tsv`.
+#[test]
+fn no_rule_valgrind_credits_on_import_torch_is_called_stale() {
+    let counts =
+        std::fs::read_to_string(repo("tests/data/logs/torch/corpus-counts.tsv")).expect("counts");
+    let corpus = repo("../shared/corpus/supp");
+    let mut files = Vec::new();
+    let mut credited = Vec::new();
+    for line in counts.lines() {
+        if let Some(f) = line.strip_prefix("# loaded: ") {
+            files.push(corpus.join(f));
+        } else if let [file, line, name, n] = line.split('\t').collect::<Vec<_>>()[..] {
+            credited.push((
+                file.to_owned(),
+                line.parse::<u64>().expect("line"),
+                name.to_owned(),
+                n,
+            ));
+        }
+    }
+    if !files.iter().all(|f| f.is_file()) {
+        // The corpus lives outside the repository (../shared/); without it there is
+        // nothing to check.
+        return;
+    }
+    assert!(files.len() > 90 && !credited.is_empty(), "{counts}");
+    let out = vgsupp()
+        .args(["--no-config", "prune"])
+        .args(&files)
+        .arg("--logs")
+        .arg(repo("tests/data/logs/torch"))
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rows = v["rules"].as_array().expect("rules");
+    for (file, line, name, n) in &credited {
+        let row = rows
+            .iter()
+            .find(|r| {
+                r["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with(file.as_str()))
+                    && r["line"] == *line
+                    && r["name"] == name.as_str()
+            })
+            .unwrap_or_else(|| panic!("{file}:{line} {name} is not in the report"));
+        assert_ne!(
+            row["status"], "stale",
+            "Valgrind credits {name} ({file}:{line}) {n} times on import torch: {row}"
+        );
+    }
+    // The judgement is not vacuous: the logs call some rules stale and some unverifiable.
+    let count = |s: &str| rows.iter().filter(|r| r["status"] == s).count();
+    assert!(count("stale") > 0 && count("unverifiable") > 0 && count("used") > 0);
+}

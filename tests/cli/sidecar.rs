@@ -5,7 +5,10 @@ use std::path::Path;
 
 use crate::common::vgsupp;
 
-const RULE: &str = "{\n   r\n   Memcheck:Leak\n   fun:malloc\n}\n";
+const RULE: &str = "{\n   r\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:malloc\n}\n";
+/// Another file's rule (its own name and body: the set has no duplicate).
+const RULE_B: &str =
+    "{\n   s\n   Memcheck:Leak\n   match-leak-kinds: reachable\n   fun:calloc\n}\n";
 
 /// `vgsupp check --format json` in `dir`: exit code and `(code, file, line, message)` of
 /// each diagnostic.
@@ -89,7 +92,7 @@ fn hostile_sidecars_are_refused_with_file_and_line() {
         let tmp = tempfile::tempdir().expect("tmp");
         std::fs::write(tmp.path().join("a.supp"), RULE).expect("write");
         std::fs::write(tmp.path().join("a.supp.yaml"), &bytes).expect("write");
-        std::fs::write(tmp.path().join("b.supp"), RULE).expect("write");
+        std::fs::write(tmp.path().join("b.supp"), RULE_B).expect("write");
         let (code, rows) = check(tmp.path());
         assert_eq!(code, 1, "{what}: {rows:?}");
         assert_eq!(rows.len(), 1, "{what}: only the sidecar's error: {rows:?}");

@@ -48,6 +48,7 @@ pub fn dispatch(cli: Cli, out: &Output) -> Result<Exit> {
             let flags = Layer {
                 valgrind: settings::version_flag(a.valgrind.as_ref())?,
                 expiring_within: a.expiring_within,
+                first_party: (!a.first_party.is_empty()).then(|| a.first_party.clone()),
                 ..walk_layer(&a.walk.globs)
             };
             let s = settings::resolve(&flags, config, &cwd, out);

@@ -18,6 +18,7 @@ use crate::cli::output::Output;
 use vgsupp::config::Resolved;
 use vgsupp::date::Date;
 use vgsupp::evidence::{Classified, EvidenceSink, Foreign, LogEvidence, RuleMeta, Status};
+use vgsupp::matcher::RuleFile;
 use vgsupp::replay::rules::{Rules, RulesOptions};
 use vgsupp::replay::run::{LogJob, LogsOptions, collect_logs};
 use vgsupp::sidecar::store::{self, Staged};
@@ -80,41 +81,9 @@ pub fn run(args: &PruneArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
     if args.write && supp_files.iter().any(|f| f.pack) {
         bail!("--write cannot change a bundled pack (profile:NAME): give files to write");
     }
-    let rules = Rules::load(
-        rule_files,
-        RulesOptions {
-            version,
-            num_callers,
-            go_on: false,
-        },
-    );
-    let jobs: Vec<LogJob<'_>> = logs.paths.iter().map(|p| LogJob::single(p)).collect();
-    let opts = LogsOptions {
-        hash: true,
-        ..LogsOptions::default()
-    };
-    let evidence: Vec<LogEvidence> = collect_logs(&jobs, &rules, opts, |i, _| {
-        EvidenceSink::new(&logs.names[i])
-    })
-    .map_err(|e| anyhow!("{e}"))?;
-    for l in &evidence {
-        if !l.gaps.is_empty() {
-            let gaps: Vec<&str> = l.gaps.iter().map(|g| g.as_str()).collect();
-            out.warning(&format!(
-                "{} misses evidence ({}): no rule is called stale from it",
-                l.name,
-                gaps.join(", ")
-            ));
-        }
-    }
-    let defaults: Vec<Vec<u8>> = files::DEFAULT_SUPP
-        .iter()
-        .filter(|p| Path::new(p).is_file())
-        .map(|p| p.as_bytes().to_vec())
-        .collect();
-    let foreign = Foreign::load(&evidence, &rules, &defaults, |p| {
-        std::fs::read(Path::new(std::ffi::OsStr::from_bytes(p))).ok()
-    });
+    let sidecars: Vec<Option<&Sidecar>> = supp_files.iter().map(|f| f.sidecar.as_ref()).collect();
+    let (rules, evidence, classified) =
+        judge(rule_files, &sidecars, &logs, version, num_callers, out)?;
     let entry = |slot: usize| {
         let info = &rules.table[slot];
         supp_files[info.file]
@@ -122,22 +91,8 @@ pub fn run(args: &PruneArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
             .as_ref()
             .and_then(|s| s.rule(&String::from_utf8_lossy(&info.name)))
     };
-    let meta: Vec<RuleMeta> = (0..rules.table.len())
-        .map(|slot| RuleMeta {
-            programs: entry(slot)
-                .and_then(|e| e.generated.as_ref())
-                .map(|g| {
-                    g.from
-                        .iter()
-                        .filter_map(|s| s.command.as_deref()?.split_whitespace().next())
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect();
     let today = clock::today()?;
-    let judged: Vec<Judged> = vgsupp::evidence::classify(&rules, &evidence, &meta, &foreign)
+    let judged: Vec<Judged> = classified
         .into_iter()
         .map(|c| {
             let e = entry(c.slot);
@@ -268,6 +223,77 @@ pub fn run(args: &PruneArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
     Ok(Exit::Clean)
 }
 
+/// Read `logs` against the rules of `rule_files` (with their sidecars, for the programs
+/// a rule's provenance names) and classify every rule: the rules, each log's evidence and
+/// each rule's verdict (`prune`, `check --logs`).
+pub(super) fn judge(
+    rule_files: Vec<RuleFile>,
+    sidecars: &[Option<&Sidecar>],
+    logs: &Logs,
+    version: vgsupp::supp::Version,
+    num_callers: u32,
+    out: &Output,
+) -> Result<(Rules, Vec<LogEvidence>, Vec<Classified>)> {
+    let rules = Rules::load(
+        rule_files,
+        RulesOptions {
+            version,
+            num_callers,
+            go_on: false,
+        },
+    );
+    let jobs: Vec<LogJob<'_>> = logs.paths.iter().map(|p| LogJob::single(p)).collect();
+    let opts = LogsOptions {
+        threads: rayon::current_num_threads(),
+        hash: true,
+        ..LogsOptions::default()
+    };
+    let evidence: Vec<LogEvidence> = collect_logs(&jobs, &rules, opts, |i, _| {
+        EvidenceSink::new(&logs.names[i])
+    })
+    .map_err(|e| anyhow!("{e}"))?;
+    for l in &evidence {
+        if !l.gaps.is_empty() {
+            let gaps: Vec<&str> = l.gaps.iter().map(|g| g.as_str()).collect();
+            out.warning(&format!(
+                "{} misses evidence ({}): no rule is called stale from it",
+                l.name,
+                gaps.join(", ")
+            ));
+        }
+    }
+    let defaults: Vec<Vec<u8>> = files::DEFAULT_SUPP
+        .iter()
+        .filter(|p| Path::new(p).is_file())
+        .map(|p| p.as_bytes().to_vec())
+        .collect();
+    let foreign = Foreign::load(&evidence, &rules, &defaults, |p| {
+        std::fs::read(Path::new(std::ffi::OsStr::from_bytes(p))).ok()
+    });
+    let meta: Vec<RuleMeta> = rules
+        .table
+        .iter()
+        .map(|info| RuleMeta {
+            programs: sidecars
+                .get(info.file)
+                .copied()
+                .flatten()
+                .and_then(|s| s.rule(&String::from_utf8_lossy(&info.name)))
+                .and_then(|e| e.generated.as_ref())
+                .map(|g| {
+                    g.from
+                        .iter()
+                        .filter_map(|s| s.command.as_deref()?.split_whitespace().next())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect();
+    let classified = vgsupp::evidence::classify(&rules, &evidence, &meta, &foreign);
+    Ok((rules, evidence, classified))
+}
+
 fn human(
     rules: &Rules,
     supp_files: &[File],
@@ -338,6 +364,7 @@ struct JsonLog<'a> {
     suppression_files: Vec<String>,
     environment: &'a std::collections::BTreeMap<String, String>,
     objects: usize,
+    errors: u64,
     gaps: Vec<&'static str>,
 }
 
@@ -391,6 +418,7 @@ fn json(
                     .collect(),
                 environment: &l.environment,
                 objects: l.objects.len(),
+                errors: l.errors,
                 gaps: l.gaps.iter().map(|g| g.as_str()).collect(),
             })
             .collect(),

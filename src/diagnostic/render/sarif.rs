@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::catalogue::RULES;
 use crate::diagnostic::{BaselineState, Code, Diagnostic, Report, Severity, Source, Step};
-use crate::lint::registry::RULES;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -317,7 +317,13 @@ mod tests {
     use crate::supp::Span;
 
     fn one(source: &str, line: u32, column: u32, span: Option<Span>, with_source: bool) -> Value {
-        let mut d = Diagnostic::new("VS201", "a.supp", line, column, "m".to_owned());
+        let mut d = Diagnostic::new(
+            crate::catalogue::Lint::UnknownTool,
+            "a.supp",
+            line,
+            column,
+            "m".to_owned(),
+        );
         d.span = span;
         let mut report = Report {
             files: 1,
@@ -358,7 +364,13 @@ mod tests {
     fn invalid_utf8_and_missing_sources() {
         // A byte that is not UTF-8 counts as one unit (U+FFFD), as editors show it.
         let mut report = Report::default();
-        let mut d = Diagnostic::new("VS201", "b.supp", 1, 4, "m".to_owned());
+        let mut d = Diagnostic::new(
+            crate::catalogue::Lint::UnknownTool,
+            "b.supp",
+            1,
+            4,
+            "m".to_owned(),
+        );
         d.span = Some(Span::new(3, 4));
         report.diagnostics.push(d);
         report
