@@ -469,7 +469,7 @@ pub enum PruneFormat {
 /// `vgsupp renew`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  vgsupp renew cuda-driver.Param.ioctl.cuInit --days 90 --reason 'still seen with driver 550' --owner @ml-infra\n\nThe rules are looked up by name in the suppression files of -s (default: `suppressions:` of vgsupp.yaml under the current directory). Each gets `expires:` today + DAYS and `reviewed: {date, by, reason}` in its sidecar (created when missing); --owner also sets `owner:`. A name found in no file, or in several, is refused and nothing is written."
+    after_help = "Example:\n  vgsupp renew cuda-driver.Param.ioctl.cuInit --days 90 --reason 'still seen with driver 550' --owner @ml-infra\n\nThe rules are looked up by name in the suppression files of -s (default: `suppressions:` of vgsupp.yaml under the current directory). Each gets `expires:` today + DAYS and `reviewed: {date, by, reason}` in its sidecar (created when missing); --owner also sets `owner:`, and an entry without a `reason:` takes the review's. A name found in no file, or in several, is refused and nothing is written."
 )]
 pub struct RenewArgs {
     /// Rule names.
@@ -484,7 +484,7 @@ pub struct RenewArgs {
     /// Who answers for them from now on (also recorded as the reviewer).
     #[arg(long, value_name = "OWNER")]
     pub owner: Option<String>,
-    /// Who reviewed them (default: --owner, else $USER).
+    /// Who reviewed them (default: --owner, else $USER or $LOGNAME).
     #[arg(long, value_name = "WHO")]
     pub by: Option<String>,
     /// Suppression files or directories to look in.

@@ -125,6 +125,19 @@ impl<'a> Seen<'a> {
     }
 }
 
+/// A rule's `obj:` (or `fun:`) globs that name something (not only `*`).
+fn named_globs(rule: &Rule, object: bool) -> Vec<&[u8]> {
+    rule.frames
+        .iter()
+        .filter_map(|p| match p {
+            Pattern::Obj(g) if object => Some(g.as_bytes()),
+            Pattern::Fun(g) if !object => Some(g.as_bytes()),
+            _ => None,
+        })
+        .filter(|g| !g.iter().all(|&b| b == b'*'))
+        .collect()
+}
+
 /// Why log `at` does not exercise a rule (the first reason found), or `None` when it does.
 fn not_exercised<'a>(
     seen: &mut Seen<'a>,
@@ -139,17 +152,7 @@ fn not_exercised<'a>(
     if rule.kind == b"Leak" && !log.leak_check {
         return Some("no log searched for leaks".to_owned());
     }
-    let globs = |object: bool| -> Vec<&'a [u8]> {
-        rule.frames
-            .iter()
-            .filter_map(|p| match p {
-                Pattern::Obj(g) if object => Some(g.as_bytes()),
-                Pattern::Fun(g) if !object => Some(g.as_bytes()),
-                _ => None,
-            })
-            .filter(|g| !g.iter().all(|&b| b == b'*'))
-            .collect()
-    };
+    let globs = |object: bool| named_globs(rule, object);
     let objs = globs(true);
     for g in &objs {
         if !seen.shows(at, &log.objects, g, true) {
@@ -190,14 +193,8 @@ fn not_exercised<'a>(
 /// What an exercising log shows of a rule's targets, for the reason of a stale rule.
 fn targets(rule: &Rule, programs: &[String]) -> String {
     let named = |object: bool| -> Vec<String> {
-        rule.frames
-            .iter()
-            .filter_map(|p| match p {
-                Pattern::Obj(g) if object => Some(g.as_bytes()),
-                Pattern::Fun(g) if !object => Some(g.as_bytes()),
-                _ => None,
-            })
-            .filter(|g| !g.iter().all(|&b| b == b'*'))
+        named_globs(rule, object)
+            .into_iter()
             .map(|g| format!("`{}`", String::from_utf8_lossy(g)))
             .fold(Vec::new(), |mut v: Vec<String>, g| {
                 if !v.contains(&g) {
@@ -442,4 +439,88 @@ pub fn classify(
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::UsedCount;
+    use crate::logs::record::Gap;
+    use crate::matcher::RuleFile;
+    use crate::replay::rules::RulesOptions;
+
+    fn rules(src: &str) -> Rules {
+        Rules::load(
+            vec![RuleFile {
+                path: "a.supp".into(),
+                source: src.as_bytes().to_vec(),
+            }],
+            RulesOptions {
+                version: crate::supp::Version::default(),
+                num_callers: 12,
+                go_on: false,
+            },
+        )
+    }
+
+    fn log(name: &str, objects: &[&str]) -> LogEvidence {
+        LogEvidence {
+            name: name.into(),
+            tools: vec![Tool::Memcheck],
+            objects: objects.iter().map(|o| o.as_bytes().to_vec()).collect(),
+            leak_check: true,
+            ..LogEvidence::default()
+        }
+    }
+
+    fn status(r: &Rules, logs: &[LogEvidence]) -> Status {
+        let foreign = Foreign::default();
+        classify(r, logs, &[], &foreign)[0].status
+    }
+
+    #[test]
+    fn environments_combine_by_intersection_and_gaps_never_make_stale() {
+        let r = rules("{\n   foo\n   Memcheck:Cond\n   obj:*/libfoo.so\n}\n");
+        let mut used = log("cuda12", &["/opt/libfoo.so"]);
+        used.counts = vec![(
+            0,
+            RuleCounts {
+                hits: 1,
+                hits_max: Some(1),
+            },
+        )];
+        let absent = log("cuda13", &["/opt/libfoo.so"]);
+        let cpu = log("cpu", &["/usr/lib/libc.so.6"]);
+        assert_eq!(status(&r, &[absent.clone()]), Status::Stale);
+        assert_eq!(status(&r, &[used.clone(), absent.clone()]), Status::Used);
+        assert_eq!(status(&r, &[cpu.clone()]), Status::Unverifiable);
+        assert_eq!(status(&r, &[cpu, absent.clone()]), Status::Stale);
+        let mut cut = absent.clone();
+        cut.gaps.insert(Gap::Truncated);
+        assert_eq!(status(&r, &[cut]), Status::Unverifiable);
+        let mut quiet = absent.clone();
+        quiet.hidden_unknown = true;
+        assert_eq!(status(&r, &[quiet]), Status::Unverifiable);
+        // Another rule hid errors: this one is absent only if it could not have matched
+        // them; a rule the logs cannot show is taken as one it could.
+        let mut hid = absent;
+        hid.used = vec![UsedCount {
+            file: Some(b"/elsewhere/other.supp".to_vec()),
+            line: Some(2),
+            name: b"other".to_vec(),
+            count: 3,
+        }];
+        assert_eq!(status(&r, &[hid]), Status::Unverifiable);
+    }
+
+    #[test]
+    fn rules_without_objects_need_their_functions_seen() {
+        let r = rules("{\n   f\n   Memcheck:Cond\n   fun:decode\n   fun:main\n}\n");
+        let mut seen = log("a", &[]);
+        seen.functions = vec![b"decode".to_vec(), b"main".to_vec()];
+        assert_eq!(status(&r, &[seen]), Status::Stale);
+        let mut other = log("b", &[]);
+        other.functions = vec![b"main".to_vec()];
+        assert_eq!(status(&r, &[other]), Status::Unverifiable);
+    }
 }

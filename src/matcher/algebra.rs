@@ -202,39 +202,34 @@ pub fn stacks_meet(a: &[P<'_>], b: &[P<'_>]) -> bool {
     false
 }
 
+/// How two rules' extra data relate, given how their leak kinds must: the same `Param`
+/// or `FishyValue` data, or none, or leak kinds that pass `leak` (never `none`, which
+/// matches nothing). A rule Valgrind crashes on, or data of different shapes: no.
+fn extras(a: &Rule, b: &Rule, leak: impl Fn(u8, u8) -> bool) -> bool {
+    if a.tool != b.tool || a.kind != b.kind {
+        return false;
+    }
+    match (&a.extra, &b.extra) {
+        (RuleExtra::Leak(x), RuleExtra::Leak(y)) => !x.none && !y.none && leak(x.bits, y.bits),
+        (RuleExtra::Param(x), RuleExtra::Param(y)) => x == y,
+        (RuleExtra::Fishy(Some(x)), RuleExtra::Fishy(Some(y))) => x == y,
+        (RuleExtra::None, RuleExtra::None) => true,
+        _ => false,
+    }
+}
+
 /// Whether rules `a` and `b` (of one tool) may match a common error: the same kind and
 /// extra data (leak kinds that meet) and stack patterns that meet.
 #[must_use]
 pub fn rules_meet(a: &Rule, b: &Rule) -> bool {
-    if a.tool != b.tool || a.kind != b.kind {
-        return false;
-    }
-    let extra = match (&a.extra, &b.extra) {
-        (RuleExtra::Leak(x), RuleExtra::Leak(y)) => !x.none && !y.none && x.bits & y.bits != 0,
-        (RuleExtra::Param(x), RuleExtra::Param(y)) => x == y,
-        (RuleExtra::Fishy(Some(x)), RuleExtra::Fishy(Some(y))) => x == y,
-        (RuleExtra::None, RuleExtra::None) => true,
-        // A rule Valgrind crashes on, or extra data of different shapes.
-        _ => false,
-    };
-    extra && stacks_meet(&patterns(a), &patterns(b))
+    extras(a, b, |x, y| x & y != 0) && stacks_meet(&patterns(a), &patterns(b))
 }
 
 /// Whether rule `a` matches every error rule `b` matches (same tool and kind, `a`'s leak
 /// kinds include `b`'s, `a`'s stack covers `b`'s).
 #[must_use]
 pub fn rule_covers_rule(a: &Rule, b: &Rule) -> bool {
-    if a.tool != b.tool || a.kind != b.kind {
-        return false;
-    }
-    let extra = match (&a.extra, &b.extra) {
-        (RuleExtra::Leak(x), RuleExtra::Leak(y)) => !x.none && (y.bits & !x.bits) == 0,
-        (RuleExtra::Param(x), RuleExtra::Param(y)) => x == y,
-        (RuleExtra::Fishy(Some(x)), RuleExtra::Fishy(Some(y))) => x == y,
-        (RuleExtra::None, RuleExtra::None) => true,
-        _ => false,
-    };
-    extra && stack_covers(&patterns(a), &patterns(b))
+    extras(a, b, |x, y| y & !x == 0) && stack_covers(&patterns(a), &patterns(b))
 }
 
 /// A rule's frame patterns as the algebra sees them.

@@ -178,6 +178,7 @@ pub fn run(args: &PruneArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
 
     let removed = judged.iter().filter(|j| j.remove.is_some()).count();
     let mut written = false;
+    let mut sidecars_written = 0;
     if args.write && !staged.is_empty() {
         let mut files_to_commit = Vec::new();
         for (path, supp, side) in &staged {
@@ -187,6 +188,7 @@ pub fn run(args: &PruneArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
                 .position(|f| &f.path == path)
                 .unwrap_or_default();
             if supp_files[fi].sidecar.is_some() {
+                sidecars_written += 1;
                 files_to_commit.push(Staged::new(
                     &supp_files[fi].sidecar_path,
                     side,
@@ -208,10 +210,15 @@ pub fn run(args: &PruneArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
                 out.stdout(&diffs)?;
             }
             let rules_word = if removed == 1 { "rule" } else { "rules" };
+            let sidecars = match sidecars_written {
+                0 => String::new(),
+                1 => "; 1 sidecar updated".to_owned(),
+                n => format!("; {n} sidecars updated"),
+            };
             let verb = if written && removed > 0 {
-                format!("removed {removed} {rules_word}; sidecars updated")
+                format!("removed {removed} {rules_word}{sidecars}")
             } else if written {
-                "nothing to remove; `seen:` updated in the sidecars".to_owned()
+                format!("nothing to remove{sidecars} (`seen:` of used rules)")
             } else if args.write || removed == 0 {
                 "nothing to remove".to_owned()
             } else {

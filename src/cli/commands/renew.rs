@@ -62,11 +62,11 @@ pub fn run(args: &RenewArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
     let Some(expires) = today.add_days(i64::from(args.days)) else {
         bail!("--days {} is out of range", args.days);
     };
-    let by = args
-        .by
-        .clone()
-        .or_else(|| args.owner.clone())
-        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()));
+    let by = args.by.clone().or_else(|| args.owner.clone()).or_else(|| {
+        ["USER", "LOGNAME"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+    });
     let mut staged = Vec::new();
     for (fi, path) in paths.iter().enumerate() {
         let names: Vec<&String> = args
@@ -92,6 +92,10 @@ pub fn run(args: &RenewArgs, settings: &Resolved, out: &Output) -> Result<Exit> 
                 e.expires = Some(expires);
                 if let Some(o) = &args.owner {
                     e.owner = Some(o.clone());
+                }
+                // An entry without a reason takes the review's: why the rule stays.
+                if e.reason.is_none() {
+                    e.reason = Some(args.reason.clone());
                 }
                 let r = e.reviewed.get_or_insert_with(Review::default);
                 r.date = Some(today);
