@@ -491,9 +491,9 @@ mod tests {
         )];
         let absent = log("cuda13", &["/opt/libfoo.so"]);
         let cpu = log("cpu", &["/usr/lib/libc.so.6"]);
-        assert_eq!(status(&r, &[absent.clone()]), Status::Stale);
+        assert_eq!(status(&r, std::slice::from_ref(&absent)), Status::Stale);
         assert_eq!(status(&r, &[used.clone(), absent.clone()]), Status::Used);
-        assert_eq!(status(&r, &[cpu.clone()]), Status::Unverifiable);
+        assert_eq!(status(&r, std::slice::from_ref(&cpu)), Status::Unverifiable);
         assert_eq!(status(&r, &[cpu, absent.clone()]), Status::Stale);
         let mut cut = absent.clone();
         cut.gaps.insert(Gap::Truncated);
