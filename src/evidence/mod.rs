@@ -53,6 +53,8 @@ pub struct LogEvidence {
     pub tools: Vec<Tool>,
     /// The commands Valgrind ran (first [`MAX_COMMANDS`]).
     pub commands: Vec<String>,
+    /// Valgrind's options, as the first preamble that prints them says (`-v` text, XML).
+    pub options: Vec<String>,
     /// The suppression files the run read, as given (`-v` text, XML).
     pub suppression_files: Vec<Vec<u8>>,
     /// Objects the log shows loaded (`-v`'s `Reading syms from`) or in a frame, sorted.
@@ -174,6 +176,9 @@ impl ReplaySink for EvidenceSink {
                 }
                 // Memcheck searches for leaks at exit unless told not to (`summary`, the
                 // default, matches every loss record without printing it).
+                if self.ev.options.is_empty() {
+                    self.ev.options.clone_from(&p.options);
+                }
                 let run = crate::replay::options::RunOptions::parse(&p.options);
                 if tool == Tool::Memcheck
                     && !(run.known && run.leak_check == crate::replay::options::LeakCheck::No)

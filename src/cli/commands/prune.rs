@@ -368,6 +368,7 @@ struct JsonLog<'a> {
     sha256: Option<&'a str>,
     valgrind: Option<&'a str>,
     commands: &'a [String],
+    options: &'a [String],
     suppression_files: Vec<String>,
     environment: &'a std::collections::BTreeMap<String, String>,
     objects: usize,
@@ -418,6 +419,7 @@ fn json(
                 sha256: l.sha256.as_deref(),
                 valgrind: l.valgrind.as_deref(),
                 commands: &l.commands,
+                options: &l.options,
                 suppression_files: l
                     .suppression_files
                     .iter()
