@@ -332,10 +332,12 @@ fn human(
     out.stdout(&text)?;
     let n = |s| by.get(&s).copied().unwrap_or(0);
     let expired = judged.iter().filter(|j| j.expired.is_some()).count();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     out.status(&format!(
-        "{} rules, {} logs: {} used, {} stale, {} unverifiable, {} shadowed; {} expired",
-        judged.len(),
-        evidence.len(),
+        "{}, {}: {} used, {} stale, {} unverifiable, {} shadowed; {} expired",
+        plural(judged.len(), "rule", "rules"),
+        plural(evidence.len(), "log", "logs"),
         n(Status::Used),
         n(Status::Stale),
         n(Status::Unverifiable),
