@@ -10,7 +10,7 @@
 
 use vgsupp::supp::kinds::Tool;
 use vgsupp::supp::loader::{LoadError, LoadOptions, LoadResult, LoadedExtra, Outcome};
-use vgsupp::supp::model::{FishyExtra, Frame, Item, LeakKinds, SuppFile};
+use vgsupp::supp::model::{FishyExtra, Frame, Item, SuppFile};
 use vgsupp::supp::{format, format_source, is_formatted, load, parse};
 
 /// The result of a check: `Err` says what broke.
@@ -263,44 +263,7 @@ pub fn check_layout(out: &[u8]) -> Check {
     Ok(())
 }
 
-/// A loaded frame, as bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FrameView {
-    /// `fun:`
-    Fun(Vec<u8>),
-    /// `obj:`
-    Obj(Vec<u8>),
-    /// `src:` file and line.
-    Src(Vec<u8>, u32),
-    /// `...`
-    Ellipsis,
-}
-
-/// A loaded extra, as bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExtraView {
-    /// None.
-    None,
-    /// `Param` string.
-    Param(Vec<u8>),
-    /// Leak kinds.
-    Leak(LeakKinds),
-    /// `FishyValue` function and argument.
-    Fishy(Option<(Vec<u8>, Vec<u8>)>),
-}
-
-/// A loaded record, as bytes (spans move when a file is formatted).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordView {
-    /// Name.
-    pub name: Vec<u8>,
-    /// Kind.
-    pub kind: Vec<u8>,
-    /// Extra data.
-    pub extra: ExtraView,
-    /// Frames kept.
-    pub frames: Vec<FrameView>,
-}
+pub use vgsupp::supp::loader::{ExtraView, FrameView, RecordView};
 
 fn slice(src: &[u8], span: vgsupp::supp::Span) -> Result<Vec<u8>, String> {
     src.get(span.start..span.end)
@@ -321,36 +284,29 @@ fn has_nul(v: &RecordView) -> bool {
     v.name.contains(&0) || v.kind.contains(&0) || frame_nul || extra_nul
 }
 
-/// The records of a load result, as bytes.
+/// The records of a load result, as bytes (the library's views), after checking that
+/// every span the loader gave lies within the source.
 pub fn record_views(src: &[u8], res: &LoadResult) -> Result<Vec<RecordView>, String> {
-    let mut out = Vec::with_capacity(res.records.len());
     for r in &res.records {
-        let extra = match r.extra {
-            LoadedExtra::None => ExtraView::None,
-            LoadedExtra::Param(s) => ExtraView::Param(slice(src, s)?),
-            LoadedExtra::Leak(k) => ExtraView::Leak(k),
-            LoadedExtra::Fishy(None) => ExtraView::Fishy(None),
+        let mut spans = vec![r.name, r.kind];
+        match r.extra {
+            LoadedExtra::Param(s) => spans.push(s),
             LoadedExtra::Fishy(Some(FishyExtra { function, argument })) => {
-                ExtraView::Fishy(Some((slice(src, function)?, slice(src, argument)?)))
+                spans.extend([function, argument]);
             }
-        };
-        let mut frames = Vec::with_capacity(r.frames.len());
-        for f in &r.frames {
-            frames.push(match *f {
-                Frame::Fun(s) => FrameView::Fun(slice(src, s)?),
-                Frame::Obj(s) => FrameView::Obj(slice(src, s)?),
-                Frame::Src { file, line } => FrameView::Src(slice(src, file)?, line),
-                Frame::Ellipsis => FrameView::Ellipsis,
-            });
+            LoadedExtra::None | LoadedExtra::Leak(_) | LoadedExtra::Fishy(None) => {}
         }
-        out.push(RecordView {
-            name: slice(src, r.name)?,
-            kind: slice(src, r.kind)?,
-            extra,
-            frames,
-        });
+        for f in &r.frames {
+            match *f {
+                Frame::Fun(s) | Frame::Obj(s) | Frame::Src { file: s, .. } => spans.push(s),
+                Frame::Ellipsis => {}
+            }
+        }
+        for s in spans {
+            slice(src, s)?;
+        }
     }
-    Ok(out)
+    Ok(vgsupp::supp::loader::record_views(src, res))
 }
 
 /// The error kinds of a load result, in order.
